@@ -1,0 +1,177 @@
+"""YAML nodes to plain data, remembering where every value was written.
+
+PyYAML's C composer gives nodes with marks; we construct the values ourselves
+instead of using a Loader's constructor so that:
+- duplicate keys are reported (EXL002) instead of silently overwritten;
+- positions are recorded for every path (cfn-lint style), for exact findings;
+- YAML 1.1 traps are avoided: an unquoted ``10:00:00`` stays the text the user
+  wrote (not the base-60 integer 36000) and dates stay ISO text, so values look
+  the same as in JSON inventories;
+- only plain data tags are accepted: ``!!python/...`` and other tags are refused
+  without ever being interpreted;
+- alias bombs are measured before anything is expanded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+MAX_DEPTH = 64
+MAX_EXPANDED_NODES = 200_000
+
+_TAG = "tag:yaml.org,2002:"
+_PLAIN_TAGS = {_TAG + t for t in ("null", "bool", "int", "float", "str", "seq", "map", "timestamp", "merge")}
+_MERGE = _TAG + "merge"
+_scalar_constructor = SafeConstructor()
+
+Path = tuple  # of str | int
+
+
+class ConstructError(Exception):
+    def __init__(self, rule: str, message: str, line: int, column: int):
+        super().__init__(message)
+        self.rule = rule
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+@dataclass
+class DuplicateKey:
+    path: Path
+    key: str
+    line: int
+    column: int
+    first_line: int
+
+
+@dataclass
+class Constructed:
+    data: Any
+    # path -> (line, column), 1-based. For a scalar or flow value: where the value
+    # is written; for a block collection under a key: where its key is written.
+    marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    duplicates: list[DuplicateKey] = field(default_factory=list)
+
+
+def _pos(node: Node, line_offset: int) -> tuple[int, int]:
+    return node.start_mark.line + 1 + line_offset, node.start_mark.column + 1
+
+
+def _expanded_size(root: Node) -> int:
+    """Number of nodes after alias expansion, computed without expanding."""
+    sizes: dict[int, int] = {}
+    # Iterative post-order walk; aliases are shared node objects, memoised by id.
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if key in sizes and not done:
+            continue
+        if isinstance(node, ScalarNode):
+            sizes[key] = 1
+            continue
+        children = [c for pair in node.value for c in pair] if isinstance(node, MappingNode) else node.value
+        if done:
+            total = 1 + sum(sizes.get(id(c), 1) for c in children)
+            sizes[key] = min(total, MAX_EXPANDED_NODES + 1)
+            continue
+        sizes[key] = 1  # provisional: breaks recursive aliases
+        stack.append((node, True))
+        for child in children:
+            if id(child) not in sizes:
+                stack.append((child, False))
+    return sizes[id(root)]
+
+
+def _scalar(node: ScalarNode, line_offset: int) -> Any:
+    tag = node.tag
+    if tag == _TAG + "str":
+        return node.value
+    if tag == _TAG + "null":
+        return None
+    if tag == _TAG + "bool":
+        return _scalar_constructor.construct_yaml_bool(node)
+    if tag in (_TAG + "int", _TAG + "float"):
+        if ":" in node.value:  # YAML 1.1 base-60: keep what the user wrote
+            return node.value
+        if tag == _TAG + "int":
+            return _scalar_constructor.construct_yaml_int(node)
+        return _scalar_constructor.construct_yaml_float(node)
+    if tag == _TAG + "timestamp":
+        return node.value
+    line, column = _pos(node, line_offset)
+    raise ConstructError("EXL001", f"unsupported tag {node.tag!r}: exlint reads plain YAML data only; remove the tag", line, column)
+
+
+def construct(root: Node, line_offset: int = 0) -> Constructed:
+    size = _expanded_size(root)
+    if size > MAX_EXPANDED_NODES:
+        line, column = _pos(root, line_offset)
+        raise ConstructError(
+            "EXL001",
+            f"document expands to more than {MAX_EXPANDED_NODES} values through aliases "
+            "(a 'billion laughs' pattern); refusing to load it",
+            line,
+            column,
+        )
+    out = Constructed(None)
+    out.data = _build(root, (), 0, line_offset, out, None)
+    return out
+
+
+def _check_tag(node: Node, line_offset: int) -> None:
+    if node.tag not in _PLAIN_TAGS:
+        line, column = _pos(node, line_offset)
+        raise ConstructError("EXL001", f"unsupported tag {node.tag!r}: exlint reads plain YAML data only; remove the tag", line, column)
+
+
+def _build(node: Node, path: Path, depth: int, off: int, out: Constructed, key_pos) -> Any:
+    if depth > MAX_DEPTH:
+        line, column = _pos(node, off)
+        raise ConstructError("EXL001", f"nesting deeper than {MAX_DEPTH} levels; this is not an exlint document", line, column)
+    _check_tag(node, off)
+    is_block = not getattr(node, "flow_style", False) and not isinstance(node, ScalarNode)
+    out.marks.setdefault(path, key_pos if (is_block and key_pos) else _pos(node, off))
+    if isinstance(node, ScalarNode):
+        return _scalar(node, off)
+    if isinstance(node, SequenceNode):
+        return [_build(item, path + (i,), depth + 1, off, out, None) for i, item in enumerate(node.value)]
+    result: dict[str, Any] = {}
+    first_seen: dict[str, int] = {}
+    for key_node, value_node in _merged_pairs(node, off):
+        if not isinstance(key_node, ScalarNode):
+            line, column = _pos(key_node, off)
+            raise ConstructError("EXL001", "a mapping key must be a plain scalar, not a list or mapping", line, column)
+        _check_tag(key_node, off)
+        key = key_node.value
+        kpos = _pos(key_node, off)
+        if key in first_seen:
+            out.duplicates.append(DuplicateKey(path, key, kpos[0], kpos[1], first_seen[key]))
+        first_seen.setdefault(key, kpos[0])
+        out.marks.pop(path + (key,), None)
+        result[key] = _build(value_node, path + (key,), depth + 1, off, out, kpos)
+    return result
+
+
+def _merged_pairs(node: MappingNode, off: int):
+    """Mapping pairs with YAML merge keys (``<<: *base``) applied; explicit keys win."""
+    explicit = [(k, v) for k, v in node.value if k.tag != _MERGE]
+    merges = [v for k, v in node.value if k.tag == _MERGE]
+    if not merges:
+        return explicit
+    explicit_keys = {k.value for k, _ in explicit if isinstance(k, ScalarNode)}
+    inherited: dict[str, tuple[Node, Node]] = {}
+    for merge in merges:
+        sources = merge.value if isinstance(merge, SequenceNode) else [merge]
+        for source in sources:
+            if not isinstance(source, MappingNode):
+                line, column = _pos(source, off)
+                raise ConstructError("EXL001", "a merge key (<<) must refer to a mapping", line, column)
+            for k, v in _merged_pairs(source, off):
+                if isinstance(k, ScalarNode) and k.value not in explicit_keys:
+                    inherited.setdefault(k.value, (k, v))
+    return list(inherited.values()) + explicit
