@@ -1,0 +1,137 @@
+"""Documents to per-table records: typed values, defaults, display text, positions.
+
+Both engines build records with this module (the Spark engine while parsing), so
+a value means the same thing everywhere. A record is a flat dict:
+
+- ``<field>``: the typed value (names lower-cased; durations in seconds),
+- ``<field>__text``: the text as written (for messages), for names, durations, sizes,
+- ``<field>__set``: whether the user wrote it (False when the default applies),
+- ``_table``, ``_kind``, ``_entity`` (document name as written), ``_file``,
+  ``_doc`` (document index in file), ``_prefix`` (path of a list item inside the
+  document, e.g. ``spec.sites[2]``), ``_marks`` (path string -> [line, column]).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from linter.findings import format_path
+from linter.model.tables import FieldSpec, TableSpec, convert, load_tables
+
+_MISSING = object()
+
+
+def _get(data: Any, path: tuple) -> Any:
+    for part in path:
+        if isinstance(data, dict):
+            data = data.get(part, _MISSING)
+        else:
+            return _MISSING
+        if data is _MISSING:
+            return _MISSING
+    return data
+
+
+def _display(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def document_name(data: Any) -> str | None:
+    name = _get(data, ("metadata", "name"))
+    return name if isinstance(name, str) and name.strip() else None
+
+
+def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
+    raw = _get(container, spec.path)
+    present = raw is not _MISSING and raw is not None
+    key = spec.name
+    if spec.type == "count":
+        items = raw if isinstance(raw, list) else []
+        where = spec.where or {}
+        record[key] = sum(
+            1 for item in items
+            if isinstance(item, dict) and all(item.get(k) == v for k, v in where.items())
+        )
+        return
+    if spec.is_list:
+        items = raw if present and isinstance(raw, list) else []
+        if spec.item:
+            items = [item.get(spec.item) if isinstance(item, dict) else None for item in items]
+        texts = [item if isinstance(item, str) else None for item in items]
+        record[key] = [t.lower() if (t is not None and spec.type == "names") else t for t in texts]
+        record[key + "__text"] = texts
+        record[key + "__set"] = present
+        return
+    value = convert(spec.type, raw) if present else None
+    record[key + "__set"] = present
+    if not present:
+        value = spec.default
+    record[key] = value
+    if spec.type in ("name", "duration", "size", "version"):
+        if present:
+            record[key + "__text"] = _display(raw)
+        else:
+            record[key + "__text"] = spec.default_text
+
+
+def _marks_for(document, prefix: tuple) -> dict[str, list[int]]:
+    """Positions of every path under ``prefix``, keyed by their dotted path."""
+    size = len(prefix)
+    return {
+        format_path(path): [line, col]
+        for path, (line, col) in document.marks.items()
+        if path[:size] == prefix
+    }
+
+
+def build_records(table: TableSpec, document, data: dict, entity_name: str) -> list[dict]:
+    """Records of one table from one document (several for list tables)."""
+    if table.each is None:
+        items = [((), data)]
+    else:
+        raw = _get(data, table.each)
+        items = [(table.each + (i,), item) for i, item in enumerate(raw)] if isinstance(raw, list) else []
+    out = []
+    for prefix, item in items:
+        if not isinstance(item, dict):
+            continue
+        name_raw = _get(item, table.name_path)
+        name = name_raw if isinstance(name_raw, str) and name_raw.strip() else None
+        record: dict[str, Any] = {
+            "_table": table.name,
+            "_kind": table.document,
+            "_entity": entity_name,
+            "_file": document.file,
+            "_doc": document.index,
+            "_prefix": format_path(prefix),
+            "_line": document.line,
+            "_column": document.column,
+            "_marks": _marks_for(document, prefix),
+            "name": name.lower() if name else None,
+            "name__text": name,
+        }
+        if table.parent:
+            record[table.parent] = entity_name.lower()
+            record[table.parent + "__text"] = entity_name
+        for spec in table.fields.values():
+            _fill_field(record, spec, item)
+        out.append(record)
+    return out
+
+
+def build_all(documents: Iterable) -> dict[str, list[dict]]:
+    """All tables from valid-enough documents (see linter.estate for which those are)."""
+    tables = load_tables()
+    by_kind: dict[str, list[TableSpec]] = {}
+    for table in tables.values():
+        by_kind.setdefault(table.document, []).append(table)
+    result: dict[str, list[dict]] = {name: [] for name in tables}
+    for document in documents:
+        data = document.data
+        name = document_name(data)
+        for table in by_kind.get(data.get("kind"), []):
+            result[table.name].extend(build_records(table, document, data, name))
+    return result

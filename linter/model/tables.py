@@ -1,0 +1,108 @@
+"""The table declarations (tables.yaml) as typed objects."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from linter.model import units
+
+_TABLES_FILE = Path(__file__).with_name("tables.yaml")
+
+SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count"}
+LIST_TYPES = {"names", "enums"}
+DISPLAY_TYPES = {"name", "duration", "size", "version", "names"}  # keep the text as written
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    path: tuple[str, ...]
+    type: str
+    default: Any = None  # already converted to the field's unit
+    default_text: str | None = None
+    ref: str | None = None
+    item: str | None = None  # for lists of mappings: the key holding the name
+    where: dict | None = None  # for count fields
+
+    @property
+    def is_list(self) -> bool:
+        return self.type in LIST_TYPES
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    name: str
+    document: str
+    each: tuple[str, ...] | None
+    parent: str | None
+    name_path: tuple[str, ...]
+    fields: dict[str, FieldSpec]
+    derived: dict[str, str] = field(default_factory=dict)
+
+    def field_type(self, name: str) -> str | None:
+        if name in self.fields:
+            return self.fields[name].type
+        if name == "name" or name == self.parent:
+            return "name"
+        return None
+
+
+def convert(type_: str, raw: Any) -> Any:
+    """The typed value of a raw YAML/JSON value, or None when it does not fit the type."""
+    if raw is None:
+        return None
+    if type_ == "name":
+        return raw.lower() if isinstance(raw, str) and raw.strip() else None
+    if type_ in ("text", "enum", "date"):
+        return raw if isinstance(raw, str) else None
+    if type_ == "int":
+        return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+    if type_ == "bool":
+        return raw if isinstance(raw, bool) else None
+    if type_ == "duration":
+        return units.parse_duration(raw)
+    if type_ == "size":
+        return units.parse_size(raw)
+    if type_ == "version":
+        return units.version_rank(raw)
+    raise ValueError(type_)
+
+
+def _split(path: str) -> tuple[str, ...]:
+    return tuple(path.split(".")) if path else ()
+
+
+@lru_cache(maxsize=1)
+def load_tables() -> dict[str, TableSpec]:
+    raw = yaml.safe_load(_TABLES_FILE.read_text(encoding="utf-8"))
+    tables: dict[str, TableSpec] = {}
+    for table_name, body in raw.items():
+        fields: dict[str, FieldSpec] = {}
+        for field_name, spec in (body.get("fields") or {}).items():
+            type_ = spec["type"]
+            default = spec.get("default")
+            default_text = None
+            if default is not None:
+                default_text = str(default).lower() if isinstance(default, bool) else str(default)
+                default = convert(type_, default)
+                if default is None:
+                    raise ValueError(f"{table_name}.{field_name}: default does not fit {type_}")
+            fields[field_name] = FieldSpec(
+                field_name, _split(spec["path"]), type_, default, default_text,
+                spec.get("ref"), spec.get("item"), spec.get("where"),
+            )
+        each = body.get("each")
+        tables[table_name] = TableSpec(
+            name=table_name,
+            document=body["document"],
+            each=_split(each) if each else None,
+            parent=body.get("parent"),
+            name_path=_split(body.get("name", "name" if each else "metadata.name")),
+            fields=fields,
+            derived=dict(body.get("derived") or {}),
+        )
+    return tables

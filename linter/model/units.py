@@ -1,0 +1,65 @@
+"""Exchange units: TimeSpans and short durations, sizes, versions.
+
+Shared by both engines (they run at load time, in Python, for every record) so
+that the same text always means the same number.
+"""
+from __future__ import annotations
+
+import re
+
+_TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d{1,7}))?\s*$")
+_SHORT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB)?\s*$", re.IGNORECASE)
+_SHORT_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4}
+
+VERSION_RANK = {"2000": 2000, "2003": 2003, "2007": 2007, "2010": 2010, "2013": 2013,
+                "2016": 2016, "2019": 2019, "se": 2025}
+
+
+def parse_duration(value) -> float | None:
+    """Seconds of a TimeSpan (``1.00:00:00``) or short form (``15m``); None if invalid."""
+    if not isinstance(value, str):
+        return None
+    match = _TIMESPAN.match(value)
+    if match:
+        sign, days, hours, minutes, seconds, fraction = match.groups()
+        if int(minutes) > 59 or int(seconds) > 59:
+            return None
+        total = int(days or 0) * 86400 + int(hours) * 3600 + int(minutes) * 60 + int(seconds)
+        total = total + (float("0." + fraction) if fraction else 0)
+        return float(-total if sign else total)
+    match = _SHORT.match(value)
+    if match:
+        return float(match.group(1)) * _SHORT_UNITS[match.group(2).lower()]
+    return None
+
+
+def format_duration(seconds: float) -> str:
+    """TimeSpan text for a number of seconds (``1.00:00:00``)."""
+    sign = "-" if seconds < 0 else ""
+    whole = int(abs(seconds))
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    return f"{sign}{days}.{text}" if days else sign + text
+
+
+def parse_size(value) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if not isinstance(value, str):
+        return None
+    match = _SIZE.match(value)
+    if not match:
+        return None
+    return int(float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()])
+
+
+def version_rank(value) -> int | None:
+    if isinstance(value, bool):
+        return None
+    return VERSION_RANK.get(str(value).strip().lower())

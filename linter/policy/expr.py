@@ -1,0 +1,148 @@
+"""The rule expression language: a safe subset of Python syntax, parsed with
+``ast`` and compiled to a small tree (IR) that each engine evaluates its own way
+(Python closures locally, Column expressions on Spark). Nothing is ever
+``eval``-ed.
+
+Semantics follow SQL so both engines agree: a comparison or arithmetic with a
+missing value (None) is missing; ``and``/``or``/``not`` use three-valued logic;
+a rule fires only when its condition is exactly true.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+
+class ExprError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Node:
+    op: str
+    args: tuple = ()
+
+    def __repr__(self) -> str:
+        return f"{self.op}{self.args!r}"
+
+
+# Functions: name -> (min args, max args)
+FUNCTIONS = {
+    "coalesce": (1, 8),
+    "lower": (1, 1),
+    "size": (1, 1),
+    "written": (1, 1),
+    "any": (2, 2),
+    "all": (2, 2),
+    "count": (1, 2),
+    "distinct_count": (2, 2),
+    "site_cost": (2, 2),
+    "site_group": (1, 1),
+    "greatest": (2, 8),
+    "least": (2, 8),
+}
+AGGREGATES = {"any", "all", "count", "distinct_count"}
+
+_CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+
+
+def parse(text: str) -> Node:
+    if not isinstance(text, str) or not text.strip():
+        raise ExprError("empty expression")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExprError(f"invalid expression {text!r}: {exc.msg}") from None
+    return _convert(tree.body, text)
+
+
+def _path(node: ast.AST, text: str) -> tuple[str, ...]:
+    if isinstance(node, ast.Name):
+        return (node.id,)
+    if isinstance(node, ast.Attribute):
+        return _path(node.value, text) + (node.attr,)
+    raise ExprError(f"in {text!r}: only field names and dotted navigation may be used here")
+
+
+def _convert(node: ast.AST, text: str) -> Node:
+    if isinstance(node, ast.Constant):
+        if node.value is None or isinstance(node.value, (bool, int, float, str)):
+            return Node("const", (node.value,))
+        raise ExprError(f"in {text!r}: unsupported constant {node.value!r}")
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return Node("field", _path(node, text))
+    if isinstance(node, ast.BoolOp):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        return Node(op, tuple(_convert(v, text) for v in node.values))
+    if isinstance(node, ast.UnaryOp):
+        if isinstance(node.op, ast.Not):
+            return Node("not", (_convert(node.operand, text),))
+        if isinstance(node.op, ast.USub):
+            inner = _convert(node.operand, text)
+            if inner.op == "const" and isinstance(inner.args[0], (int, float)):
+                return Node("const", (-inner.args[0],))
+            return Node("bin", ("-", Node("const", (0,)), inner))
+        raise ExprError(f"in {text!r}: unsupported operator")
+    if isinstance(node, ast.BinOp):
+        op = _BIN.get(type(node.op))
+        if op is None:
+            raise ExprError(f"in {text!r}: only +, - and * are supported")
+        return Node("bin", (op, _convert(node.left, text), _convert(node.right, text)))
+    if isinstance(node, ast.IfExp):
+        return Node("if", (_convert(node.test, text), _convert(node.body, text), _convert(node.orelse, text)))
+    if isinstance(node, ast.Compare):
+        parts = []
+        left = node.left
+        for op, right in zip(node.ops, node.comparators):
+            parts.append(_compare(op, left, right, text))
+            left = right
+        return parts[0] if len(parts) == 1 else Node("and", tuple(parts))
+    if isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
+            raise ExprError(f"in {text!r}: unknown function; known: {', '.join(sorted(FUNCTIONS))}")
+        if node.keywords:
+            raise ExprError(f"in {text!r}: keyword arguments are not supported")
+        name = node.func.id
+        low, high = FUNCTIONS[name]
+        if not low <= len(node.args) <= high:
+            raise ExprError(f"in {text!r}: {name}() takes {low}..{high} arguments")
+        args = tuple(_convert(a, text) for a in node.args)
+        if name in AGGREGATES or name in ("size", "written"):
+            if args[0].op != "field":
+                raise ExprError(f"in {text!r}: the first argument of {name}() must be a field")
+        return Node("call", (name,) + args)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        values = []
+        for element in node.elts:
+            if not isinstance(element, ast.Constant):
+                raise ExprError(f"in {text!r}: list literals may hold constants only")
+            values.append(element.value)
+        return Node("list", tuple(values))
+    raise ExprError(f"in {text!r}: unsupported syntax {type(node).__name__}")
+
+
+def _compare(op: ast.cmpop, left: ast.AST, right: ast.AST, text: str) -> Node:
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        if not (isinstance(right, ast.Constant) and right.value is None):
+            raise ExprError(f"in {text!r}: 'is' compares with None only")
+        return Node("isnull" if isinstance(op, ast.Is) else "notnull", (_convert(left, text),))
+    if isinstance(op, (ast.In, ast.NotIn)):
+        test = Node("in", (_convert(left, text), _convert(right, text)))
+        return Node("not", (test,)) if isinstance(op, ast.NotIn) else test
+    symbol = _CMP.get(type(op))
+    if symbol is None:
+        raise ExprError(f"in {text!r}: unsupported comparison")
+    return Node("cmp", (symbol, _convert(left, text), _convert(right, text)))
+
+
+def walk(node: Node):
+    yield node
+    for arg in node.args:
+        if isinstance(arg, Node):
+            yield from walk(arg)
+
+
+def field_paths(node: Node) -> set[tuple[str, ...]]:
+    return {n.args for n in walk(node) if n.op == "field"}
