@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-_TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d{1,7}))?\s*$")
+_TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?([01]?\d|2[0-3]):(\d{2}):(\d{2})(?:\.(\d{1,7}))?\s*$")
 _SHORT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$", re.IGNORECASE)
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB)?\s*$", re.IGNORECASE)
 _SHORT_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}

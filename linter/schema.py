@@ -1,0 +1,249 @@
+"""Structural validation: envelope (EXL004), JSON Schema (EXL003), unknown
+registry value and replication setting names (EXL005).
+
+The schemas in ``schemas/`` are the single source of truth: the known registry
+and replication names are read from their ``properties``.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+from typing import Any
+
+from linter.findings import Entity, Finding, format_path
+from linter.resources import schemas_dir
+
+API_VERSION = "exlint/v1"
+KINDS = ("Organization", "Server", "PublicFolderDatabase", "PublicFolder", "MailboxDatabase")
+_BASE = "https://exlint.dev/schemas/"
+# Mappings whose keys are Exchange names rather than structure: unknown keys there
+# are EXL005 warnings (with a suggestion), not schema errors.
+NAMED_SETTINGS = (("spec", "registry"), ("spec", "replication"))
+
+
+def schema_file(kind: str) -> str:
+    return kind.lower() + ".json"
+
+
+@lru_cache(maxsize=1)
+def _schemas() -> dict[str, dict]:
+    out = {}
+    for path in sorted(schemas_dir().glob("*.json")):
+        out[path.name] = json.loads(path.read_text(encoding="utf-8"))
+    return out
+
+
+@lru_cache(maxsize=None)
+def validator(kind: str):
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    schemas = _schemas()
+    registry = Registry().with_resources(
+        (body["$id"], Resource.from_contents(body)) for body in schemas.values()
+    )
+    return Draft202012Validator(schemas[schema_file(kind)], registry=registry)
+
+
+def kind_schema(kind: str) -> dict:
+    return _schemas()[schema_file(kind)]
+
+
+def bundled_schema(kind: str | None = None) -> dict:
+    """A self-contained schema (common definitions inlined) for editors.
+
+    Without a kind: one schema accepting any exlint document, chosen by ``kind``.
+    """
+    common = _schemas()["common.json"]
+
+    def inline(node):
+        if isinstance(node, dict):
+            out = {}
+            for key, value in node.items():
+                if key == "$ref" and isinstance(value, str) and value.startswith("common.json#/$defs/"):
+                    out[key] = "#/$defs/" + value.split("/")[-1]
+                elif key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
+                    out[key] = value
+                else:
+                    out[key] = inline(value)
+            return out
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    defs = {name: inline(body) for name, body in common["$defs"].items()}
+    if kind is not None:
+        body = inline(kind_schema(kind))
+        body["$defs"] = {**defs, **body.get("$defs", {})}
+        return body
+    branches = []
+    for each in KINDS:
+        body = inline(kind_schema(each))
+        body.pop("$schema", None)
+        body.pop("$id", None)
+        defs.update(body.pop("$defs", {}))
+        branches.append({"if": {"properties": {"kind": {"const": each}}, "required": ["kind"]}, "then": body})
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": _BASE + "exlint.json",
+        "title": "exlint document",
+        "description": "Any exlint input document (Organization, Server, PublicFolderDatabase, PublicFolder, MailboxDatabase).",
+        "type": "object",
+        "required": ["apiVersion", "kind"],
+        "properties": {"apiVersion": {"const": API_VERSION}, "kind": {"enum": list(KINDS)}},
+        "allOf": branches,
+        "$defs": defs,
+    }
+
+
+@lru_cache(maxsize=None)
+def known_names(kind: str, mapping: str) -> tuple[str, ...]:
+    spec = kind_schema(kind).get("properties", {}).get("spec", {})
+    props = spec.get("properties", {}).get(mapping, {}).get("properties", {})
+    return tuple(props)
+
+
+def _suggest(word: str, candidates) -> str | None:
+    lowered = {c.lower(): c for c in candidates}
+    match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+    return lowered[match[0]] if match else None
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    return "mapping"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _describe(error, document_kind: str) -> tuple[tuple, str]:
+    """A path and a message an Exchange admin understands."""
+    path = tuple(error.absolute_path)
+    validator_name = error.validator
+    where = format_path(path) or "the document"
+    if validator_name == "additionalProperties":
+        extras = [k for k in error.instance if k not in error.schema.get("properties", {})]
+        key = extras[0] if extras else "?"
+        suggestion = _suggest(key, error.schema.get("properties", {}))
+        hint = f"; did you mean {suggestion!r}?" if suggestion else "; remove it or check the spelling"
+        return path + (key,), f"unknown field {key!r} in {where}{hint}"
+    if validator_name == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        return path, f"missing required field {missing!r} in {where}"
+    if validator_name == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        got = _type_name(error.instance)
+        hint = ""
+        if got == "boolean" and expected == "string":
+            hint = " (YAML reads unquoted yes/no/on/off/true/false as booleans: quote the value)"
+        elif got in ("integer", "number") and expected == "string":
+            hint = " (quote the value)"
+        return path, f"{where} must be {_article(expected)}, not {got} {_short(error.instance)}{hint}"
+    if validator_name in ("enum", "const"):
+        allowed = error.validator_value if validator_name == "enum" else [error.validator_value]
+        suggestion = _suggest(str(error.instance), [str(a) for a in allowed])
+        hint = f"; did you mean {suggestion!r}?" if suggestion and suggestion != str(error.instance) else ""
+        return path, f"{where} is {_short(error.instance)}; allowed: {', '.join(map(str, allowed))}{hint}"
+    if validator_name == "pattern" or validator_name == "anyOf":
+        description = error.schema.get("description") or ""
+        if "duration" in str(error.schema).lower() or "time span" in description.lower():
+            return path, (f"{where} is {_short(error.instance)}, not a duration: write a TimeSpan "
+                          "[d.]hh:mm:ss (00:10:00, 1.00:00:00) or 90s, 15m, 6h, 2d")
+        if "byte size" in description.lower():
+            return path, f"{where} is {_short(error.instance)}, not a size: write 300KB, 10MB or a number of bytes"
+        if "exchange release" in description.lower():
+            return path, (f"{where} is {_short(error.instance)}; allowed versions: "
+                          "2000, 2003, 2007, 2010, 2013, 2016, 2019, SE")
+        return path, f"{where} is {_short(error.instance)}, which has the wrong form: {description or error.message}"
+    if validator_name in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return path, f"{where} is {_short(error.instance)}; {error.message.split(' is ', 1)[-1]}"
+    if validator_name in ("minItems", "maxItems", "minLength", "uniqueItems"):
+        return path, f"{where}: {error.message}"
+    return path, f"{where}: {error.message}"
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+def validate_document(document) -> tuple[list[Finding], bool]:
+    """Findings for one document, and whether it is sound enough to model.
+
+    A document without a known kind, or without a name, cannot be modelled;
+    other schema violations are reported and the document is still linted
+    (fields that do not fit their type are treated as absent).
+    """
+    data = document.data
+    file = document.file
+
+    def at(path, rule, message, severity="error", entity=None):
+        line, column = document.position(path)
+        return Finding(rule, severity, message, file, line, column, format_path(path) or None, entity)
+
+    if not isinstance(data, dict):
+        return [at((), "EXL003", f"a document must be a mapping with apiVersion, kind, metadata and spec, "
+                                 f"not {_article(_type_name(data))}")], False
+    findings: list[Finding] = []
+    api = data.get("apiVersion")
+    kind = data.get("kind")
+    if api != API_VERSION:
+        if api is None:
+            findings.append(at((), "EXL004", f"missing apiVersion: add 'apiVersion: {API_VERSION}'"))
+        else:
+            findings.append(at(("apiVersion",), "EXL004", f"unknown apiVersion {_short(api)}; exlint reads {API_VERSION}"))
+    if kind not in KINDS:
+        if kind is None:
+            findings.append(at((), "EXL004", f"missing kind: one of {', '.join(KINDS)}"))
+        else:
+            suggestion = _suggest(str(kind), KINDS)
+            hint = f"; did you mean {suggestion!r}?" if suggestion else ""
+            findings.append(at(("kind",), "EXL004", f"unknown kind {_short(kind)}; known kinds: {', '.join(KINDS)}{hint}"))
+        return findings, False
+    name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
+    entity = Entity(kind, name) if isinstance(name, str) and name.strip() else None
+    seen_paths = set()
+    for error in validator(kind).iter_errors(data):
+        if error.validator == "const" and tuple(error.absolute_path) == ("apiVersion",):
+            continue  # reported above as EXL004
+        path, message = _describe(error, kind)
+        if path in seen_paths:
+            continue
+        seen_paths.add(path)
+        findings.append(at(path, "EXL003", message, entity=entity))
+    for mapping in NAMED_SETTINGS:
+        values = data
+        for part in mapping:
+            values = values.get(part) if isinstance(values, dict) else None
+        if not isinstance(values, dict):
+            continue
+        known = known_names(kind, mapping[-1])
+        if not known:
+            continue
+        for key in values:
+            if key in known:
+                continue
+            suggestion = _suggest(key, known)
+            label = "registry value" if mapping[-1] == "registry" else "replication setting"
+            hint = f"; did you mean {suggestion!r}?" if suggestion else ""
+            findings.append(
+                Finding("EXL005", "warning", f"unknown {label} name {key!r}: Exchange ignores it{hint}",
+                        file, *document.position(mapping + (key,)), format_path(mapping + (key,)), entity,
+                        extra=(("suggestion", suggestion),) if suggestion else ())
+            )
+    return findings, entity is not None
