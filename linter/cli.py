@@ -1,0 +1,181 @@
+"""Command line: thin Click commands over the library. Heavy modules are
+imported inside the commands so that `exlint check` starts fast (and never
+imports PySpark)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from linter import __version__
+
+FORMATS = ("text", "json", "sarif", "junit", "github")
+SEVERITY_CHOICE = click.Choice(["error", "warning", "info"])
+
+
+class ExitError(click.ClickException):
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"exlint: error: {self.message}", err=True)
+
+
+def _renderer(name: str):
+    import importlib
+
+    module = {"json": "json_report"}.get(name, name)
+    return importlib.import_module(f"linter.reports.{module}").render
+
+
+def write_reports(result, formats, outputs) -> None:
+    formats = list(formats) or (["github"] if os.environ.get("GITHUB_ACTIONS") == "true" else ["text"])
+    outputs = list(outputs)
+    if len(outputs) > len(formats):
+        raise ExitError("more --output than --format options: pair each --output with a --format")
+    stdout_formats = formats[len(outputs):]
+    if len(stdout_formats) > 1:
+        raise ExitError("only one format can go to standard output: give an --output for the others")
+    for fmt, path in zip(formats, outputs):
+        text = _renderer(fmt)(result, colour=False)
+        try:
+            tmp = f"{path}.tmp-{os.getpid()}"
+            with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise ExitError(f"{path}: cannot write report: {exc.strerror or exc}") from None
+    for fmt in stdout_formats:
+        colour = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        click.echo(_renderer(fmt)(result, colour=colour), nl=False)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="exlint")
+def cli():
+    """exlint: lint Exchange public-folder replication and transport settings kept as YAML."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS),
+              help="Output format (repeatable, paired in order with --output). Default: text "
+                   "(github under GitHub Actions).")
+@click.option("--output", "outputs", multiple=True, type=click.Path(dir_okay=False),
+              help="Write the matching --format to this file instead of standard output.")
+@click.option("--fail-on", type=SEVERITY_CHOICE, default=None,
+              help="Exit 1 when a finding at or above this severity remains (default: error).")
+@click.option("--select", multiple=True, help="Only these rule IDs or prefixes (repeatable; comma-separated too).")
+@click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes (repeatable; comma-separated too).")
+@click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (default: .exlint.yaml found upward).")
+@click.option("--root", type=click.Path(file_okay=False),
+              help="Config repo root: load it all to resolve references, report only PATHS.")
+@click.option("--no-inline-suppressions", is_flag=True, help="Ignore '# exlint: disable=' comments (for audits).")
+def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions):
+    """Lint YAML files and directories."""
+    from linter.config import ConfigError
+    from linter.loading import InputError
+    from linter.policy.packs import PackError
+    from linter.runner import Options, lint
+
+    options = Options(
+        paths=list(paths), root=root, config=config,
+        select=_split(select), ignore=_split(ignore),
+        inline_suppressions=not no_inline_suppressions,
+    )
+    try:
+        result = lint(options)
+    except (InputError, ConfigError, PackError) as exc:
+        raise ExitError(str(exc)) from None
+    write_reports(result, formats, outputs)
+    threshold = fail_on or result.config.fail_on or "error"
+    sys.exit(1 if result.failed(threshold) else 0)
+
+
+def _split(values) -> tuple[str, ...]:
+    return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
+
+
+def _load_rules_or_exit(config_path=None):
+    from linter.config import ConfigError, find_config, read_config
+    from linter.policy.packs import PackError, load_rules
+
+    try:
+        path = config_path or find_config(__import__("pathlib").Path.cwd())
+        config = read_config(__import__("pathlib").Path(path)) if path else None
+        return load_rules(config.rule_dirs if config else (), config.options if config else None)
+    except (ConfigError, PackError) as exc:
+        raise ExitError(str(exc)) from None
+
+
+@cli.command(name="rules")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option("--config", type=click.Path(dir_okay=False), help="Configuration (for extra rule packs).")
+def rules_command(fmt, config):
+    """List every rule: ID, severity, title and source."""
+    from linter.docs import rule_summary
+
+    rules = _load_rules_or_exit(config)
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps([rule_summary(r) for r in rules.values()], indent=2, ensure_ascii=False))
+        return
+    width = max(len(r.title) for r in rules.values())
+    click.echo(f"{'ID':<8} {'SEVERITY':<8} {'FIX':<3} {'TITLE':<{width}}  SOURCE")
+    for rule in rules.values():
+        fix = "yes" if rule.fixable else ""
+        click.echo(f"{rule.id:<8} {rule.severity:<8} {fix:<3} {rule.title:<{width}}  {rule.source_text()[:60]}")
+
+
+@cli.command()
+@click.argument("rule_id")
+@click.option("--config", type=click.Path(dir_okay=False), help="Configuration (for extra rule packs).")
+def explain(rule_id, config):
+    """Explain a rule: what it checks, why, source, examples, how to fix."""
+    from linter.docs import explain_text
+
+    rules = _load_rules_or_exit(config)
+    rule = rules.get(rule_id.upper())
+    if rule is None:
+        import difflib
+
+        close = difflib.get_close_matches(rule_id.upper(), list(rules), n=3)
+        hint = f" Did you mean {', '.join(close)}?" if close else " See `exlint rules`."
+        raise ExitError(f"unknown rule {rule_id!r}.{hint}")
+    click.echo(explain_text(rule))
+
+
+@cli.command()
+@click.argument("kind", required=False)
+def schema(kind):
+    """Print the JSON Schema of a document kind (or of any document), for editors."""
+    import json
+
+    from linter.schema import KINDS, bundled_schema
+
+    if kind is not None:
+        match = {k.lower(): k for k in KINDS}.get(kind.lower())
+        if match is None:
+            raise ExitError(f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}")
+        kind = match
+    click.echo(json.dumps(bundled_schema(kind), indent=2, ensure_ascii=False))
+
+
+def _register_optional_commands() -> None:
+    try:
+        from linter.importers.command import import_command
+    except ImportError:  # pragma: no cover - importers not present
+        return
+    cli.add_command(import_command)
+
+
+_register_optional_commands()
+
+
+def main() -> None:
+    cli(prog_name="exlint")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

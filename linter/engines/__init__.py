@@ -1,0 +1,1 @@
+"""Rule engines: ``local`` (Python, for hooks and CI) and ``spark`` (estates)."""

@@ -1,0 +1,449 @@
+"""The local engine: evaluates compiled rule checks over the estate's records in
+Python, with SQL's three-valued logic so it agrees with the Spark engine."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from linter.estate import Estate, record_order
+from linter.findings import Entity, Finding
+from linter.model.tables import TableSpec, load_tables
+from linter.policy.expr import Node, parse
+from linter.policy.locate import display, field_path, locate
+from linter.policy.packs import Check, Rule
+
+ORG_ABSENT = "the estate has no Organization document: add one (kind: Organization) describing sites, hierarchies and transport settings"
+ORG_SEVERAL = "the estate has {count} Organization documents; exactly one describes the organization: merge them"
+
+
+@dataclass
+class Scope:
+    record: dict | None
+    table: TableSpec | None
+    item: Any = None
+    item_text: Any = None
+    item_table: TableSpec | None = None
+    other: dict | None = None
+    other_table: TableSpec | None = None
+    value: Any = None
+    value_text: Any = None
+    value_table: TableSpec | None = None
+    aggregates: dict = field(default_factory=dict)
+
+
+class Evaluator:
+    def __init__(self, estate: Estate):
+        self.estate = estate
+        self.tables = load_tables()
+
+    # -- navigation -------------------------------------------------------
+    def _target(self, table: TableSpec, name: str) -> TableSpec | None:
+        spec = table.fields.get(name)
+        if spec is not None and spec.ref:
+            return self.tables[spec.ref]
+        if name == table.parent:
+            return self.tables[table.document]
+        return None
+
+    def nav(self, path: tuple, scope: Scope) -> tuple[Any, Any]:
+        first = path[0]
+        record, table = scope.record, scope.table
+        rest = path
+        if first in scope.aggregates:
+            value = scope.aggregates[first]
+            return value, None
+        if first == "item":
+            value, text, ref = scope.item, scope.item_text, scope.item_table
+            record = None
+            rest = path[1:]
+        elif first == "value":
+            value, text, ref = scope.value, scope.value_text, scope.value_table
+            record = None
+            rest = path[1:]
+        elif first == "other":
+            record, table = scope.other, scope.other_table
+            rest = path[1:]
+        elif first == "organization" and "organization" not in (table.fields if table else {}):
+            record, table = self.estate.organization, self.tables["Organization"]
+            rest = path[1:]
+        if record is None and rest:
+            if ref is None or value is None:
+                return None, None
+            record, table = self.estate.lookup(ref.name, value), ref
+            if record is None:
+                return None, None
+        for i, part in enumerate(rest):
+            value = record.get(part)
+            text = record.get(part + "__text")
+            if i == len(rest) - 1:
+                return value, text
+            ref = self._target(table, part)
+            record = self.estate.lookup(ref.name, value) if (ref and value is not None) else None
+            table = ref
+            if record is None:
+                return None, None
+        return value, text
+
+    # -- evaluation with three-valued logic ---------------------------------
+    def eval(self, node: Node, scope: Scope) -> Any:
+        op, args = node.op, node.args
+        if op == "const":
+            return args[0]
+        if op == "field":
+            return self.nav(args, scope)[0]
+        if op == "and":
+            result = True
+            for arg in args:
+                value = self.eval(arg, scope)
+                if value is False:
+                    return False
+                if value is None:
+                    result = None
+            return result
+        if op == "or":
+            result = False
+            for arg in args:
+                value = self.eval(arg, scope)
+                if value is True:
+                    return True
+                if value is None:
+                    result = None
+            return result
+        if op == "not":
+            value = self.eval(args[0], scope)
+            return None if value is None else not value
+        if op == "isnull":
+            return self.eval(args[0], scope) is None
+        if op == "notnull":
+            return self.eval(args[0], scope) is not None
+        if op == "cmp":
+            left, right = self.eval(args[1], scope), self.eval(args[2], scope)
+            if left is None or right is None:
+                return None
+            try:
+                return _COMPARE[args[0]](left, right)
+            except TypeError:
+                return None
+        if op == "bin":
+            left, right = self.eval(args[1], scope), self.eval(args[2], scope)
+            if left is None or right is None:
+                return None
+            if args[0] == "+" and (isinstance(left, str) or isinstance(right, str)):
+                return display(left) + display(right)
+            if isinstance(left, str) or isinstance(right, str):
+                return None
+            return left + right if args[0] == "+" else left - right if args[0] == "-" else left * right
+        if op == "if":
+            return self.eval(args[1] if self.eval(args[0], scope) is True else args[2], scope)
+        if op == "list":
+            return list(args)
+        if op == "in":
+            needle, haystack = self.eval(args[0], scope), self.eval(args[1], scope)
+            if needle is None or haystack is None:
+                return None
+            return needle in haystack
+        if op == "call":
+            return self._call(args[0], args[1:], scope)
+        raise ValueError(f"unknown expression node {op}")
+
+    def _call(self, name: str, args: tuple, scope: Scope) -> Any:
+        if name == "coalesce":
+            for arg in args:
+                value = self.eval(arg, scope)
+                if value is not None:
+                    return value
+            return None
+        if name in ("greatest", "least"):
+            values = [v for v in (self.eval(a, scope) for a in args) if v is not None]
+            if not values:
+                return None
+            return max(values) if name == "greatest" else min(values)
+        if name == "lower":
+            value = self.eval(args[0], scope)
+            return value.lower() if isinstance(value, str) else None
+        if name == "size":
+            value = self.eval(args[0], scope)
+            return len(value) if isinstance(value, list) else None
+        if name == "written":
+            path = args[0].args
+            if path[0] == "organization":
+                return bool(self.estate.organization.get(path[-1] + "__set"))
+            record = scope.record if path[0] != "other" else scope.other
+            return bool(record.get(path[-1] + "__set"))
+        if name == "site_group":
+            return self.estate.graph.site_group(self.eval(args[0], scope))
+        if name == "site_cost":
+            return self.estate.graph.site_cost(self.eval(args[0], scope), self.eval(args[1], scope))
+        # list aggregates: any, all, count, distinct_count
+        items, texts, item_table = self._list(args[0].args, scope)
+        results = []
+        for value, text in zip(items, texts):
+            if value is None:
+                continue
+            inner = replace(scope, item=value, item_text=text, item_table=item_table)
+            results.append(self.eval(args[1], inner) if len(args) > 1 else True)
+        if name == "any":
+            return True if True in results else (None if None in results else False)
+        if name == "all":
+            return False if False in results else (None if None in results else True)
+        if name == "count":
+            return sum(1 for r in results if r is True)
+        if name == "distinct_count":
+            return len({r for r in results if r is not None})
+        raise ValueError(name)
+
+    def _list(self, path: tuple, scope: Scope):
+        values, texts = self.nav(path, scope)
+        if not isinstance(values, list):
+            return [], [], None
+        texts = texts if isinstance(texts, list) else values
+        # the table of the list's items, for item.x navigation
+        table = scope.table
+        if path[0] == "other":
+            table, path = scope.other_table, path[1:]
+        elif path[0] == "organization":
+            table, path = self.tables["Organization"], path[1:]
+        for part in path[:-1]:
+            table = self._target(table, part) if table else None
+        item_table = self._target(table, path[-1]) if table else None
+        return values, texts, item_table
+
+    def placeholder(self, node: Node, scope: Scope) -> str:
+        value, text = self.nav(node.args, scope)
+        return display(value, text)
+
+
+_COMPARE = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+class LocalEngine:
+    def __init__(self, estate: Estate, rules: dict[str, Rule]):
+        self.estate = estate
+        self.rules = rules
+        self.evaluator = Evaluator(estate)
+        self.tables = load_tables()
+        self._compute_derived()
+
+    def _compute_derived(self) -> None:
+        for table in self.tables.values():
+            for name, text in table.derived.items():
+                node = parse(text)
+                for record in self.estate.tables[table.name]:
+                    record[name] = self.evaluator.eval(node, Scope(record, table))
+        org = self.estate.organization
+        if org is not None and org.get("_entity") is None:
+            for name, text in self.tables["Organization"].derived.items():
+                org[name] = self.evaluator.eval(parse(text), Scope(org, self.tables["Organization"]))
+
+    def run(self) -> list[Finding]:
+        findings: list[Finding] = []
+        for rule in self.rules.values():
+            for check in rule.checks:
+                if check.form == "builtin":
+                    if rule.id == "EXL008":
+                        findings.extend(self._organization_count(rule))
+                    continue
+                try:
+                    findings.extend(self._run_check(rule, check))
+                except Exception as exc:  # a broken (user) rule must not kill the run
+                    findings.append(Finding("EXL000", "error", f"rule {rule.id} failed: {type(exc).__name__}: {exc}"))
+        return findings
+
+    # -- helpers --------------------------------------------------------------
+    def _organization_count(self, rule: Rule) -> list[Finding]:
+        count = self.estate.organization_count
+        if count == 1 or not self.estate.modelled:
+            return []
+        if count == 0:
+            return [Finding(rule.id, rule.severity, ORG_ABSENT)]
+        out = []
+        for record in self.estate.tables["Organization"]:
+            path, line, column = locate(record, ("metadata", "name"))
+            out.append(Finding(rule.id, rule.severity, ORG_SEVERAL.format(count=count), record["_file"],
+                               line, column, path, Entity("Organization", record["_entity"])))
+        return out
+
+    def _finding(self, rule: Rule, check: Check, scope: Scope, relative: tuple) -> Finding:
+        record = scope.record
+        severity = rule.severity
+        for level in ("error", "warning", "info"):
+            node = check.severity_when.get(level)
+            if node is not None and self.evaluator.eval(node, scope) is True:
+                severity = level
+                break
+        message = check.message
+        for text, node in check.placeholders:
+            message = message.replace("{" + text + "}", self.evaluator.placeholder(node, scope))
+        path, line, column = locate(record, relative)
+        entity = Entity(record["_kind"], record["_entity"]) if record.get("_entity") else None
+        return Finding(rule.id, severity, message, record["_file"], line, column, path, entity)
+
+    def _rows(self, check: Check) -> list[tuple[dict, Scope]]:
+        table = self.tables[check.table]
+        out = []
+        for record in self.estate.tables[check.table]:
+            scope = Scope(record, table)
+            if check.where is None or self.evaluator.eval(check.where, scope) is True:
+                out.append((record, scope))
+        return out
+
+    def _run_check(self, rule: Rule, check: Check) -> list[Finding]:
+        return getattr(self, "_form_" + check.form)(rule, check)
+
+    def _true(self, node: Node | None, scope: Scope) -> bool:
+        return node is None or self.evaluator.eval(node, scope) is True
+
+    # -- forms ------------------------------------------------------------------
+    def _form_predicate(self, rule: Rule, check: Check) -> list[Finding]:
+        table = self.tables[check.table]
+        out = []
+        for record, scope in self._rows(check):
+            if check.each:
+                spec = table.fields[check.each]
+                values = record.get(check.each) or []
+                texts = record.get(check.each + "__text") or values
+                ref = self.tables[spec.ref] if spec.ref else None
+                for index, (value, text) in enumerate(zip(values, texts)):
+                    inner = replace(scope, item=value, item_text=text, item_table=ref)
+                    if self._true(check.when, inner):
+                        out.append(self._finding(rule, check, inner, spec.path + (index,)))
+            elif check.fields:
+                for name in check.fields:
+                    spec = table.fields.get(name)
+                    ref = self.tables[spec.ref] if spec is not None and spec.ref else None
+                    inner = replace(scope, value=record.get(name), value_text=record.get(name + "__text"),
+                                    value_table=ref)
+                    if self._true(check.when, inner):
+                        out.append(self._finding(rule, check, inner, field_path(table, name)))
+            elif self._true(check.when, scope):
+                out.append(self._finding(rule, check, scope, field_path(table, check.field)))
+        return out
+
+    def _form_unique(self, rule: Rule, check: Check) -> list[Finding]:
+        table = self.tables[check.table]
+        groups: dict[tuple, list[tuple[dict, Scope]]] = defaultdict(list)
+        for record, scope in self._rows(check):
+            key = tuple(self.evaluator.eval(k, scope) for k in check.key)
+            if any(part is None for part in key):
+                continue
+            groups[key].append((record, scope))
+        out = []
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            names = sorted((r["name__text"] or "" for r, _ in members), key=lambda n: (n.lower(), n))
+            for record, scope in members:
+                inner = replace(scope, aggregates={"count": len(members), "group": names})
+                if self._true(check.when, inner):
+                    out.append(self._finding(rule, check, inner, field_path(table, check.field)))
+        return out
+
+    def _form_reference(self, rule: Rule, check: Check) -> list[Finding]:
+        table = self.tables[check.table]
+        target_table = self.tables[check.target]
+        spec = table.fields.get(check.field)
+        keys = set()
+        for target in self.estate.tables[check.target]:
+            tscope = Scope(target, target_table)
+            key = self.evaluator.eval(Node("field", (check.target_key,)), tscope)
+            if key is not None and self._true(check.target_where, tscope):
+                keys.add(key)
+        out = []
+        for record, scope in self._rows(check):
+            value = record.get(check.field)
+            text = record.get(check.field + "__text")
+            if spec is not None and spec.is_list:
+                texts = text if isinstance(text, list) else value or []
+                pairs = [(v, t, spec.path + (i,)) for i, (v, t) in enumerate(zip(value or [], texts))]
+            else:
+                pairs = [(value, text, field_path(table, check.field))]
+            for v, t, path in pairs:
+                if v is None:
+                    if not check.required or (spec is not None and spec.is_list):
+                        continue
+                elif v in keys:
+                    continue
+                inner = replace(scope, value=v, value_text=t)
+                if self._true(check.when, inner):
+                    out.append(self._finding(rule, check, inner, path))
+        return out
+
+    def _form_group(self, rule: Rule, check: Check) -> list[Finding]:
+        table = self.tables[check.table]
+        groups: dict[Any, list[tuple[dict, Scope]]] = defaultdict(list)
+        for record, scope in self._rows(check):
+            key = self.evaluator.eval(check.group, scope)
+            if key is not None:
+                groups[key].append((record, scope))
+        out = []
+        for members in groups.values():
+            aggregates: dict[str, Any] = {"count": len(members)}
+            for name, (fn, node) in check.aggregates.items():
+                values = [self.evaluator.eval(node, scope) for _, scope in members]
+                if fn == "count":
+                    aggregates[name] = sum(1 for v in values if v is True)
+                else:
+                    aggregates[name] = len({v for v in values if v is not None})
+            for record, scope in members:
+                inner = replace(scope, aggregates=aggregates)
+                if self._true(check.when, inner) and self._true(check.report, inner):
+                    out.append(self._finding(rule, check, inner, field_path(table, check.field)))
+        return out
+
+    def _form_minority(self, rule: Rule, check: Check) -> list[Finding]:
+        table = self.tables[check.table]
+        partitions: dict[Any, dict[Any, list]] = defaultdict(lambda: defaultdict(list))
+        for record, scope in self._rows(check):
+            part = self.evaluator.eval(check.partition, scope)
+            group = self.evaluator.eval(check.group, scope)
+            if part is None or group is None:
+                continue
+            partitions[part][group].append((record, scope))
+        out = []
+        for groups in partitions.values():
+            if len(groups) < 2:
+                continue
+            def rank(item):
+                members = item[1]
+                ties = [self.evaluator.eval(check.tiebreak, s) for _, s in members]
+                ties = [t for t in ties if t is not None]
+                return (-len(members), min(ties) if ties else "")
+            winner_key, winner = min(groups.items(), key=rank)
+            largest = min(t for t in (self.evaluator.eval(check.tiebreak, s) for _, s in winner) if t is not None) \
+                if winner else None
+            for key, members in groups.items():
+                if key == winner_key:
+                    continue
+                for record, scope in members:
+                    inner = replace(scope, aggregates={"count": len(members), "largest": largest})
+                    if self._true(check.when, inner):
+                        out.append(self._finding(rule, check, inner, field_path(table, check.field)))
+        return out
+
+    def _form_pairs(self, rule: Rule, check: Check) -> list[Finding]:
+        table = self.tables[check.table]
+        other_table = self.tables[check.with_table]
+        left, right = check.join
+        others: dict[Any, list[dict]] = defaultdict(list)
+        for other in self.estate.tables[check.with_table]:
+            key = self.evaluator.eval(right, Scope(other, other_table))
+            if key is not None:
+                others[key].append(other)
+        out = []
+        for record, scope in self._rows(check):
+            key = self.evaluator.eval(left, scope)
+            if key is None:
+                continue
+            for other in sorted(others.get(key, ()), key=record_order):
+                inner = replace(scope, other=other, other_table=other_table)
+                if self._true(check.when, inner):
+                    out.append(self._finding(rule, check, inner, field_path(table, check.field)))
+        return out

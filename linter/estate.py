@@ -1,0 +1,82 @@
+"""The estate: every loaded document, its structural findings, and the model
+(tables of records with name indexes and the site graph) that rules run on."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from linter.findings import Finding
+from linter.loading import Document, LoadedFile
+from linter.model.records import build_all, build_records
+from linter.model.tables import load_tables
+from linter.schema import validate_document
+from linter.topology import SiteGraph, build_site_graph
+
+
+@dataclass
+class Estate:
+    files: list[LoadedFile]
+    documents: list[Document]
+    modelled: list[Document]
+    findings: list[Finding]
+    tables: dict[str, list[dict]]
+    index: dict[str, dict[str, dict]] = field(default_factory=dict)
+    organization: dict | None = None
+    organization_count: int = 0
+    graph: SiteGraph | None = None
+
+    def lookup(self, table: str, name):
+        if name is None:
+            return None
+        return self.index.get(table, {}).get(name)
+
+
+def record_order(record: dict) -> tuple:
+    return (record["_file"], record["_doc"], record["_prefix"])
+
+
+def default_organization() -> dict:
+    """An Organization record holding only documented defaults (no or several orgs)."""
+    table = load_tables()["Organization"]
+
+    class _Nowhere:
+        file, index, line, column, marks = "", -1, 0, 0, {}
+
+    record = build_records(table, _Nowhere(), {}, "")[0]
+    record["_entity"] = None
+    return record
+
+
+def build_model(documents: list[Document]) -> tuple[dict, dict, dict | None, int, SiteGraph]:
+    tables = build_all(documents)
+    for rows in tables.values():
+        rows.sort(key=record_order)
+    index: dict[str, dict[str, dict]] = {}
+    for name, rows in tables.items():
+        by_name: dict[str, dict] = {}
+        for row in rows:
+            if row["name"] is not None:
+                by_name.setdefault(row["name"], row)  # duplicates: the first wins (EXL006 reports)
+        index[name] = by_name
+    orgs = tables["Organization"]
+    organization = orgs[0] if len(orgs) == 1 else default_organization()
+    graph = build_site_graph(
+        [row["name"] for row in tables["Site"]],
+        [(row["sites"], row["cost"]) for row in tables["SiteLink"]],
+    )
+    return tables, index, organization, len(orgs), graph
+
+
+def build_estate(files: list[LoadedFile]) -> Estate:
+    findings: list[Finding] = []
+    documents: list[Document] = []
+    modelled: list[Document] = []
+    for loaded in files:
+        findings.extend(loaded.findings)
+        for document in loaded.documents:
+            documents.append(document)
+            doc_findings, sound = validate_document(document)
+            findings.extend(doc_findings)
+            if sound:
+                modelled.append(document)
+    tables, index, organization, count, graph = build_model(modelled)
+    return Estate(files, documents, modelled, findings, tables, index, organization, count, graph)

@@ -1,0 +1,230 @@
+"""Input-model documents built from import sources, and how sources are merged.
+
+Every source turns what it read into :class:`Fragment` objects: part of one
+document (a kind, a name, values at paths inside it, and where each value came
+from). :func:`merge` combines all fragments of one document. Two sources that give
+different values for the same path are a :class:`Conflict`: the value is reported
+and left out, never chosen silently.
+"""
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .errors import ImportWarning, Origin
+
+API_VERSION = "exlint/v1"
+
+# Fields that hold a name or a reference; names compare case-insensitively.
+NAME_FIELDS = {"name", "site", "adminGroup", "dag", "server", "defaultPublicFolderDatabase", "hierarchy"}
+
+# Fields each kind must have (the input model's required fields); a document the
+# sources cannot complete is still written, and reported.
+REQUIRED = {
+    "Server": [("spec", "version")],
+    "PublicFolderDatabase": [("spec", "server"), ("spec", "hierarchy")],
+    "MailboxDatabase": [("spec", "server")],
+    "Organization": [],
+}
+
+
+@dataclass(frozen=True)
+class Item:
+    """A path step that selects the element of a list of named mappings (connectors) by name."""
+
+    name: str = field(compare=False)
+    key: str = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", self.name.casefold())
+
+    def __str__(self) -> str:
+        return f"[{self.name}]"
+
+
+Path = tuple  # of str and Item
+
+
+def dotted(path: Path) -> str:
+    text = ""
+    for step in path:
+        text += str(step) if isinstance(step, Item) else (("." if text else "") + step)
+    return text
+
+
+@dataclass
+class Fragment:
+    """Part of one document, as one source describes it.
+
+    ``name`` is None for a document identified only by ``guid`` (a registry key)
+    and for the Organization (one per estate). ``if_new`` values are used only
+    when the fragment creates its document (a registry key no other source or
+    existing file names); ``placeholder`` is that new document's name.
+    """
+
+    kind: str
+    name: str | None
+    origin: Origin
+    values: list[tuple[Path, Any, Origin]] = field(default_factory=list)
+    guid: str | None = None
+    if_new: list[tuple[Path, Any, Origin]] = field(default_factory=list)
+    placeholder: str | None = None
+
+    def set(self, path: Path, value: Any, origin: Origin) -> None:
+        if value is not None:
+            self.values.append((path, value, origin))
+
+
+@dataclass
+class Leaf:
+    value: Any
+    origins: list[Origin]
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted({origin.label for origin in self.origins})
+
+
+@dataclass
+class Document:
+    kind: str
+    name: str
+    values: dict[Path, Leaf] = field(default_factory=dict)
+    origins: list[Origin] = field(default_factory=list)
+
+
+@dataclass
+class Conflict:
+    kind: str
+    name: str
+    path: Path
+    candidates: list[Leaf]
+
+    def __str__(self) -> str:
+        parts = [
+            f"{_show(leaf.value)} from {', '.join(str(o) for o in sorted(leaf.origins))}" for leaf in self.candidates
+        ]
+        first = min(min(leaf.origins) for leaf in self.candidates)
+        return f"{first}: conflict: {self.kind} {self.name}: {dotted(self.path)}: " + " vs ".join(parts)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def same_key(path: Path, value: Any) -> Any:
+    """What two values are compared by: names case-insensitively, lists as sets."""
+    last = path[-1] if path else None
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("int", value)
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(sorted(str(v).casefold() for v in value)))
+    if isinstance(value, datetime.date):
+        return ("date", value.isoformat())
+    if isinstance(value, str):
+        return ("str", value.casefold() if last in NAME_FIELDS or isinstance(last, Item) else value)
+    return ("other", repr(value))
+
+
+def normalize_guid(guid: str) -> str:
+    return guid.strip().strip("{}").lower()
+
+
+@dataclass
+class Collector:
+    """What the sources produced: fragments, warnings and organization names seen."""
+
+    fragments: list[Fragment] = field(default_factory=list)
+    warnings: list[ImportWarning] = field(default_factory=list)
+    organizations: dict[str, tuple[str, Origin]] = field(default_factory=dict)
+
+    def add(self, fragment: Fragment) -> None:
+        if fragment.values or fragment.if_new:
+            self.fragments.append(fragment)
+
+    def warn(self, origin: Origin, message: str) -> None:
+        self.warnings.append(ImportWarning(origin, message))
+
+    def saw_organization(self, name: str, origin: Origin) -> None:
+        self.organizations.setdefault(name.casefold(), (name, origin))
+
+
+@dataclass
+class MergeResult:
+    documents: list[Document]
+    conflicts: list[Conflict]
+
+
+def merge(
+    fragments: Iterable[Fragment],
+    organization_name: str,
+    known_guids: dict[tuple[str, str], str] | None = None,
+) -> MergeResult:
+    """Combine fragments into documents; values two sources disagree on become conflicts.
+
+    ``known_guids`` maps (kind, GUID) to the name of a document that already has
+    that GUID (in the output directory), for fragments identified by GUID alone.
+    """
+    fragments = list(fragments)
+    known_guids = dict(known_guids or {})
+    documents: dict[tuple[str, str], Document] = {}
+    candidates: dict[tuple[str, str], dict[Path, dict[Any, Leaf]]] = {}
+
+    def document(kind: str, name: str, origin: Origin) -> tuple[str, str]:
+        key = (kind, name.casefold())
+        if key not in documents:
+            documents[key] = Document(kind, name)
+            candidates[key] = {}
+        documents[key].origins.append(origin)
+        return key
+
+    def add_values(key: tuple[str, str], values: list[tuple[Path, Any, Origin]]) -> None:
+        for path, value, origin in values:
+            groups = candidates[key].setdefault(path, {})
+            leaf = groups.setdefault(same_key(path, value), Leaf(value, []))
+            leaf.origins.append(origin)
+
+    # 1. Documents named by their sources; remember their GUIDs.
+    for fragment in fragments:
+        if fragment.kind == "Organization":
+            key = document("Organization", organization_name, fragment.origin)
+        elif fragment.name is not None:
+            key = document(fragment.kind, fragment.name, fragment.origin)
+            if fragment.guid:
+                known_guids.setdefault((fragment.kind, normalize_guid(fragment.guid)), fragment.name)
+        else:
+            continue
+        add_values(key, fragment.values)
+
+    # 2. Documents identified by GUID alone (registry keys).
+    for fragment in fragments:
+        if fragment.name is not None or fragment.kind == "Organization":
+            continue
+        name = known_guids.get((fragment.kind, normalize_guid(fragment.guid or "")))
+        if name is None:
+            name = fragment.placeholder or normalize_guid(fragment.guid or "")
+            known_guids[(fragment.kind, normalize_guid(fragment.guid or ""))] = name
+            key = document(fragment.kind, name, fragment.origin)
+            add_values(key, fragment.if_new)
+        else:
+            key = document(fragment.kind, name, fragment.origin)
+        add_values(key, fragment.values)
+
+    conflicts: list[Conflict] = []
+    for key, doc in documents.items():
+        for path, groups in candidates[key].items():
+            leaves = list(groups.values())
+            if len(leaves) == 1:
+                doc.values[path] = leaves[0]
+            else:
+                conflicts.append(Conflict(doc.kind, doc.name, path, leaves))
+    ordered = sorted(documents.values(), key=lambda d: (d.kind, d.name.casefold()))
+    conflicts.sort(key=lambda c: (c.kind, c.name.casefold(), dotted(c.path)))
+    return MergeResult(ordered, conflicts)

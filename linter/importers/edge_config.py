@@ -1,0 +1,50 @@
+"""``EdgeTransport.exe.config``: the transport service's appSettings.
+
+Read: ``<configuration><appSettings><add key="PFReplicaAgeThreshold" value="2.00:00:00"/>``
+and ``PFReplicaAgeThresholdHours`` (the name Microsoft's Exchange 2007 routing
+documentation uses). Both go to ``Organization.spec.routing``. The file is parsed
+with defusedxml like every XML source.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .documents import Collector, Fragment
+from .errors import Origin, SourceError
+from .values import normalize_timespan
+from .xmlsafe import Node, parse_xml
+
+ROUTING_KEYS = {"PFReplicaAgeThreshold": "duration", "PFReplicaAgeThresholdHours": "int"}
+
+
+def import_edge_config(path: str | Path, data: bytes, collector: Collector, root: Node | None = None) -> None:
+    path = str(path)
+    root = root or parse_xml(path, data)
+    if root.tag != "configuration":
+        raise SourceError(path, f"not a .NET configuration file: the root element is <{root.tag}>", root.line, root.column)
+    fragment = Fragment("Organization", None, Origin(path, root.line, root.column))
+    settings = [node for node in root.children if node.tag == "appSettings"]
+    if not settings:
+        collector.warn(Origin(path, root.line, root.column), "no <appSettings>: nothing imported")
+        return
+    seen = False
+    for section in settings:
+        for node in section.children:
+            key = node.get("key")
+            if node.tag != "add" or key not in ROUTING_KEYS:
+                continue
+            seen = True
+            origin = Origin(path, node.line, node.column)
+            raw = node.get("value", "")
+            value: object
+            if ROUTING_KEYS[key] == "duration":
+                value = normalize_timespan(raw)
+            else:
+                value = int(raw.strip()) if raw.strip().isdigit() else None
+            if value is None:
+                collector.warn(origin, f"{key} is '{raw}', which the transport service cannot read: not imported")
+                continue
+            fragment.set(("spec", "routing", key), value, origin)
+    if not seen:
+        collector.warn(Origin(path, settings[0].line, settings[0].column), "no PFReplicaAgeThreshold key in <appSettings>: nothing imported")
+    collector.add(fragment)

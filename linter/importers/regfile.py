@@ -1,0 +1,205 @@
+"""regedit ``.reg`` exports: store registry values of the Information Store.
+
+Formats: "Windows Registry Editor Version 5.00" (regedit writes it as UTF-16 LE
+with a BOM; UTF-8 is accepted too) and "REGEDIT4" (ANSI, code page 1252). Values:
+``"Name"="string"``, ``dword:0000002a``, ``hex(2):…`` (REG_EXPAND_SZ: UTF-16 LE
+bytes in version 5 files, ANSI bytes in REGEDIT4 files), ``hex(b):`` (QWORD),
+``hex(1):``/``hex(4):``/``hex(5):``, ``hex:`` (REG_BINARY), lines continued with
+a trailing backslash, and ``;`` comments.
+
+Mapped keys: ``HKEY_LOCAL_MACHINE\\SYSTEM\\CurrentControlSet\\Services\\MSExchangeIS\\
+<server>\\Public-<GUID>`` to the PublicFolderDatabase with that GUID, and
+``…\\Private-<GUID>`` to the MailboxDatabase with that GUID, under ``spec.registry``.
+"""
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .documents import Collector, Fragment, normalize_guid
+from .errors import Origin, SourceError
+
+HEADER_V5 = "Windows Registry Editor Version 5.00"
+HEADER_V4 = "REGEDIT4"
+
+_STORE_KEY = re.compile(
+    r"^(?:HKEY_LOCAL_MACHINE|HKLM)\\SYSTEM\\(?:CurrentControlSet|ControlSet\d{3})\\Services\\MSExchangeIS\\"
+    r"(?P<server>[^\\]+)\\(?P<type>Public|Private)-(?P<guid>\{?[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-"
+    r"[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\}?)$",
+    re.IGNORECASE,
+)
+_HEX = re.compile(r"^hex(?:\((?P<type>[0-9A-Fa-f]+)\))?:(?P<bytes>[0-9A-Fa-f,\s]*)$")
+_DWORD = re.compile(r"^dword:(?P<value>[0-9A-Fa-f]{1,8})$", re.IGNORECASE)
+_TYPE_NAMES = {0: "REG_NONE", 1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD",
+               5: "REG_DWORD_BIG_ENDIAN", 7: "REG_MULTI_SZ", 11: "REG_QWORD"}
+
+
+@dataclass
+class RegValue:
+    key: str
+    name: str  # "" for the key's default value (@)
+    type: str
+    value: int | str | bytes | list[str] | None  # None: a deletion ("Name"=-)
+    line: int
+    column: int
+
+
+def decode(data: bytes, path: str) -> tuple[str, str]:
+    """The text of a .reg file and its format (HEADER_V5 or HEADER_V4)."""
+    if data.startswith(codecs.BOM_UTF16_LE):
+        text = data[2:].decode("utf-16-le", "replace")
+    elif data.startswith(codecs.BOM_UTF16_BE):
+        text = data[2:].decode("utf-16-be", "replace")
+    elif data.startswith(codecs.BOM_UTF8):
+        text = data[3:].decode("utf-8", "replace")
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("cp1252", "replace")
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first == HEADER_V5:
+        return text, HEADER_V5
+    if first == HEADER_V4:
+        return text, HEADER_V4
+    raise SourceError(path, f"not a regedit export: the first line is not '{HEADER_V5}' or '{HEADER_V4}'")
+
+
+def _logical_lines(text: str):
+    """(line number, column offset, text) of each logical line, continuations joined."""
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        number, line = index + 1, lines[index]
+        index += 1
+        while line.rstrip().endswith("\\") and "=hex" in line.lower() and index < len(lines):
+            line = line.rstrip()[:-1] + lines[index].strip()
+            index += 1
+        yield number, line
+
+
+def _quoted(text: str, start: int, path: str, line: int) -> tuple[str, int]:
+    """A regedit quoted string starting at ``text[start] == '"'``: (value, index after it)."""
+    out = []
+    i = start + 1
+    while i < len(text):
+        char = text[i]
+        if char == "\\" and i + 1 < len(text):
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if char == '"':
+            return "".join(out), i + 1
+        out.append(char)
+        i += 1
+    raise SourceError(path, "unterminated quoted string", line, start + 1)
+
+
+def _hex_value(kind: int, raw: bytes, ansi: bool):
+    if kind in (1, 2):
+        text = raw.decode("cp1252" if ansi else "utf-16-le", "replace")
+        return text.split("\x00", 1)[0]
+    if kind == 7:
+        text = raw.decode("cp1252" if ansi else "utf-16-le", "replace")
+        return [part for part in text.split("\x00") if part]
+    if kind == 4 and len(raw) == 4:
+        return int.from_bytes(raw, "little")
+    if kind == 5 and len(raw) == 4:
+        return int.from_bytes(raw, "big")
+    if kind == 11 and len(raw) == 8:
+        return int.from_bytes(raw, "little")
+    return raw
+
+
+def parse_reg(path: str | Path, data: bytes) -> list[RegValue]:
+    path = str(path)
+    text, header = decode(data, path)
+    ansi = header == HEADER_V4
+    values: list[RegValue] = []
+    key: str | None = None
+    header_seen = False
+    for number, line in _logical_lines(text):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(";"):
+            continue
+        if not header_seen:
+            header_seen = True  # the header line, checked by decode()
+            continue
+        column = len(line) - len(line.lstrip()) + 1
+        if stripped.startswith("["):
+            if not stripped.endswith("]"):
+                raise SourceError(path, "key line without a closing ']'", number, column)
+            key = stripped[1:-1]
+            continue
+        if key is None:
+            raise SourceError(path, "value before any [key] line", number, column)
+        if stripped.startswith("@="):
+            name, rest = "", stripped[2:]
+        elif stripped.startswith('"'):
+            name, end = _quoted(stripped, 0, path, number)
+            if stripped[end : end + 1] != "=":
+                raise SourceError(path, "expected '=' after the value name", number, column + end)
+            rest = stripped[end + 1 :]
+        else:
+            raise SourceError(path, f"cannot read this line: '{stripped[:40]}'", number, column)
+        rest = rest.strip()
+        value_column = column + len(stripped) - len(rest)
+        if rest == "-":
+            values.append(RegValue(key, name, "delete", None, number, column))
+        elif rest.startswith('"'):
+            value, end = _quoted(rest, 0, path, number)
+            if rest[end:].strip():
+                raise SourceError(path, "unexpected text after the string value", number, value_column + end)
+            values.append(RegValue(key, name, "REG_SZ", value, number, column))
+        elif _DWORD.match(rest):
+            values.append(RegValue(key, name, "REG_DWORD", int(_DWORD.match(rest)["value"], 16), number, column))
+        elif _HEX.match(rest):
+            match = _HEX.match(rest)
+            kind = int(match["type"], 16) if match["type"] else 3
+            digits = [b for b in re.split(r"[,\s]+", match["bytes"]) if b]
+            if any(len(b) != 2 for b in digits):
+                raise SourceError(path, "hex data must be comma-separated bytes (two hex digits each)", number, value_column)
+            raw = bytes(int(b, 16) for b in digits)
+            values.append(RegValue(key, name, _TYPE_NAMES.get(kind, f"hex({kind:x})"), _hex_value(kind, raw, ansi), number, column))
+        else:
+            raise SourceError(path, f"unknown value data '{rest[:40]}'", number, value_column)
+    return values
+
+
+def import_reg(path: str | Path, data: bytes, collector: Collector) -> None:
+    path = str(path)
+    fragments: dict[str, Fragment] = {}
+    skipped_keys: dict[str, Origin] = {}
+    for value in parse_reg(path, data):
+        origin = Origin(path, value.line, value.column)
+        match = _STORE_KEY.match(value.key)
+        if match is None:
+            skipped_keys.setdefault(value.key, origin)
+            continue
+        label = f"[{value.key}] {value.name or '@'}"
+        if value.type == "delete":
+            collector.warn(origin, f"{label}: a deletion (=-) is not a setting: skipped")
+            continue
+        if value.name == "":
+            collector.warn(origin, f"{label}: the key's default value is not a store setting: skipped")
+            continue
+        if not isinstance(value.value, (int, str)):
+            collector.warn(origin, f"{label}: {value.type} values are not in the input model (integers and strings only): skipped")
+            continue
+        if value.key not in fragments:
+            public = match["type"].lower() == "public"
+            kind = "PublicFolderDatabase" if public else "MailboxDatabase"
+            guid = normalize_guid(match["guid"])
+            server = match["server"]
+            fragment = Fragment(kind, None, origin, guid=guid, placeholder=f"{server}\\{match['type']}-{guid}")
+            fragment.if_new.append((("spec", "server"), server, origin))
+            if public:
+                fragment.if_new.append((("spec", "guid"), guid, origin))
+            fragments[value.key] = fragment
+        fragments[value.key].set(("spec", "registry", value.name), value.value, origin)
+    for fragment in fragments.values():
+        collector.add(fragment)
+    for key, origin in skipped_keys.items():
+        collector.warn(origin, f"values under [{key}] skipped: only MSExchangeIS\\<server>\\Public-<GUID> and Private-<GUID> keys are imported")

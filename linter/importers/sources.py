@@ -1,0 +1,86 @@
+"""Finding import sources and telling their kinds apart.
+
+A file named on the command line is always read; its kind comes from its
+content: a regedit header makes a ``.reg`` export, an XML root ``<Objs>`` a
+CLIXML capture, an XML root ``<configuration>`` an ``EdgeTransport.exe.config``.
+Anything else is an error. In a directory, files are taken by extension
+(``.xml``, ``.clixml``, ``.config``, ``.reg``) and the rest (READMEs, licences)
+is passed over; hidden files and directories are skipped.
+"""
+from __future__ import annotations
+
+import codecs
+import os
+from pathlib import Path
+
+from .documents import Collector
+from .edge_config import import_edge_config
+from .errors import SourceError
+from .exchange import import_clixml
+from .regfile import HEADER_V4, HEADER_V5, import_reg
+from .xmlsafe import parse_xml
+
+EXTENSIONS = {".xml", ".clixml", ".config", ".reg"}
+
+
+def discover(sources: list[str]) -> tuple[list[Path], list[SourceError]]:
+    """Files to import, sorted and without duplicates, and errors for missing paths."""
+    files: set[Path] = set()
+    errors: list[SourceError] = []
+    for source in sources:
+        path = Path(source)
+        if path.is_dir():
+            for directory, dirnames, filenames in os.walk(path):
+                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+                for filename in filenames:
+                    candidate = Path(directory, filename)
+                    if not filename.startswith(".") and candidate.suffix.lower() in EXTENSIONS:
+                        files.add(candidate)
+        elif path.exists():
+            files.add(path)
+        else:
+            errors.append(SourceError(source, "no such file or directory"))
+    return sorted(files, key=lambda p: str(p)), errors
+
+
+def _is_reg(data: bytes) -> bool:
+    head = data[:200]
+    if head.startswith(codecs.BOM_UTF16_LE):
+        text = head[2:].decode("utf-16-le", "ignore")
+    elif head.startswith(codecs.BOM_UTF16_BE):
+        text = head[2:].decode("utf-16-be", "ignore")
+    else:
+        text = head.decode("latin-1").lstrip("\ufeff").removeprefix("ï»¿")
+    text = text.lstrip()
+    return text.startswith(HEADER_V5) or text.startswith(HEADER_V4)
+
+
+def read_source(path: Path, collector: Collector) -> None:
+    """Import one file into ``collector``; raises SourceError."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(str(path), f"cannot read file: {exc.strerror or exc}") from None
+    if _is_reg(data):
+        import_reg(path, data, collector)
+        return
+    if not data.strip(b"\x00\t\r\n \xef\xbb\xbf\xff\xfe"):
+        raise SourceError(str(path), "empty file")
+    stripped = data.lstrip(b"\xef\xbb\xbf\xff\xfe\x00\t\r\n ")
+    if not stripped.startswith(b"<"):
+        raise SourceError(
+            str(path),
+            "unknown file type: not XML (CLIXML or EdgeTransport.exe.config) nor a regedit .reg export",
+        )
+    root = parse_xml(path, data)
+    if root.tag == "Objs":
+        import_clixml(path, data, collector, root)
+    elif root.tag == "configuration":
+        import_edge_config(path, data, collector, root)
+    else:
+        raise SourceError(
+            str(path),
+            f"unknown XML file: root element <{root.tag}> is neither a CLIXML <Objs> nor a .config <configuration>",
+            root.line,
+            root.column,
+        )

@@ -1,0 +1,148 @@
+"""Parse XML sources safely (defusedxml) into a small tree that keeps positions.
+
+Every import source that is XML (CLIXML captures, ``EdgeTransport.exe.config``)
+goes through :func:`parse_xml`. defusedxml refuses entity declarations (the
+"billion laughs" expansion) and external entities / references (``SYSTEM
+"file:///etc/passwd"``); nothing in the document is ever evaluated. Errors are
+:class:`SourceError` with a 1-based line and column.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from xml.etree.ElementTree import ParseError
+from xml.parsers import expat
+
+from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden
+from defusedxml.ElementTree import DefusedXMLParser
+
+from .errors import SourceError
+
+MAX_DEPTH = 256
+_CHUNK = 1 << 16
+_TRUNCATION_CODES = {
+    expat.errors.codes[expat.errors.XML_ERROR_NO_ELEMENTS],
+    expat.errors.codes[expat.errors.XML_ERROR_UNCLOSED_TOKEN],
+    expat.errors.codes[expat.errors.XML_ERROR_PARTIAL_CHAR],
+}
+
+
+@dataclass(eq=False)
+class Node:
+    """An XML element: local tag name (namespace dropped), attributes, children, text."""
+
+    tag: str
+    attrib: dict[str, str]
+    line: int
+    column: int
+    children: list["Node"] = field(default_factory=list)
+    text: str = ""
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return self.attrib.get(name, default)
+
+    def find(self, tag: str) -> "Node | None":
+        for child in self.children:
+            if child.tag == tag:
+                return child
+        return None
+
+    def findall(self, tag: str) -> list["Node"]:
+        return [child for child in self.children if child.tag == tag]
+
+
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+class _Builder:
+    """The parser's target: builds :class:`Node` objects and records their positions."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.expat = None  # set once the parser exists
+        self.stack: list[Node] = []
+        self.root: Node | None = None
+        self._text: list[str] = []
+
+    def start(self, tag, attrib):
+        node = Node(
+            _local(tag),
+            {_local(k): v for k, v in attrib.items()},
+            self.expat.CurrentLineNumber,
+            self.expat.CurrentColumnNumber + 1,
+        )
+        if len(self.stack) >= MAX_DEPTH:
+            raise SourceError(self.path, f"XML nested deeper than {MAX_DEPTH} elements", node.line, node.column)
+        if self.stack:
+            self.stack[-1].children.append(node)
+        elif self.root is None:
+            self.root = node
+        self.stack.append(node)
+        self._text = []
+        return node
+
+    def data(self, text):
+        self._text.append(text)
+
+    def end(self, tag):
+        node = self.stack.pop()
+        if not node.children:
+            node.text = "".join(self._text)
+        self._text = []
+        return node
+
+    def close(self):
+        return self.root
+
+
+def _refusal(exc: DefusedXmlException) -> str:
+    why = "import sources may not declare or reference entities"
+    if isinstance(exc, EntitiesForbidden):
+        if exc.sysid or exc.pubid:
+            target = exc.sysid or exc.pubid
+            return f"refusing hostile XML: external entity '{exc.name}' ({target}): {why}"
+        return f"refusing hostile XML: entity declaration '{exc.name}' (entity expansion, e.g. 'billion laughs'): {why}"
+    if isinstance(exc, ExternalReferenceForbidden):
+        return f"refusing hostile XML: external reference to '{exc.sysid or exc.pubid}': {why}"
+    if isinstance(exc, DTDForbidden):
+        return "refusing XML with a document type declaration"
+    return f"refusing hostile XML: {exc}"
+
+
+def parse_xml(path: str | Path, data: bytes | None = None) -> Node:
+    """Parse an XML file (or its bytes) into a :class:`Node` tree."""
+    path = str(path)
+    if data is None:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise SourceError(path, f"cannot read file: {exc.strerror or exc}") from None
+    builder = _Builder(path)
+    parser = DefusedXMLParser(target=builder, forbid_dtd=False, forbid_entities=True, forbid_external=True)
+    builder.expat = parser.parser
+    try:
+        for start in range(0, len(data), _CHUNK):
+            parser.feed(data[start : start + _CHUNK])
+        root = parser.close()
+    except DefusedXmlException as exc:
+        raise SourceError(
+            path, _refusal(exc), parser.parser.CurrentLineNumber, parser.parser.CurrentColumnNumber + 1
+        ) from None
+    except ParseError as exc:
+        line, column = exc.position
+        message = expat.ErrorString(exc.code) if exc.code else str(exc)
+        if builder.stack and exc.code in _TRUNCATION_CODES:
+            open_node = builder.stack[-1]
+            message = (
+                f"truncated XML: the file ends inside <{open_node.tag}> opened at line {open_node.line}, "
+                f"column {open_node.column} ({message})"
+            )
+        elif exc.code in _TRUNCATION_CODES and line <= 1:
+            message = f"empty or truncated XML ({message})"
+        else:
+            message = f"malformed XML: {message}"
+        raise SourceError(path, message, line, column + 1) from None
+    if root is None:
+        raise SourceError(path, "no XML element found")
+    return root

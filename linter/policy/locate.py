@@ -1,0 +1,58 @@
+"""Where a finding points, and how values are shown in messages: shared by the
+engines so that a finding has one position, one path and one wording."""
+from __future__ import annotations
+
+import re
+
+from linter.findings import format_path
+from linter.model.tables import TableSpec
+
+_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def parse_path(text: str) -> tuple:
+    if not text:
+        return ()
+    return tuple(int(index) if index else name for name, index in _PART.findall(text))
+
+
+def field_path(table: TableSpec, field: str | None) -> tuple:
+    """Path of a record field relative to the record (its name when no field)."""
+    if field is None or field == "name":
+        return table.name_path
+    spec = table.fields.get(field)
+    if spec is not None:
+        return spec.path
+    return table.name_path
+
+
+def candidate_paths(prefix: str, relative: tuple) -> list[str]:
+    """The path and its ancestors, deepest first, as dotted strings."""
+    full = parse_path(prefix) + tuple(relative)
+    return [format_path(full[:cut]) for cut in range(len(full), -1, -1)]
+
+
+def locate(record: dict, relative: tuple) -> tuple[str | None, int, int]:
+    """(reported path, line, column): the value's own position, else its nearest
+    written ancestor's (a missing setting is reported where it would be added)."""
+    marks = record["_marks"]
+    for path in candidate_paths(record["_prefix"], relative):
+        mark = marks.get(path)
+        if mark is not None:
+            return (path or None), mark[0], mark[1]
+    return None, record["_line"], record["_column"]
+
+
+def display(value, text=None) -> str:
+    """How a value appears in a message."""
+    if text is not None:
+        value = text
+    if value is None:
+        return "(not set)"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(display(v) for v in value if v is not None) or "(none)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

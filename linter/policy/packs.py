@@ -1,0 +1,446 @@
+"""Rule packs: YAML files of rule definitions, loaded as data and checked.
+
+A rule has metadata (id, title, severity, summary, rationale, source, fix
+guidance, examples) and one or more checks. A check has a form:
+
+- ``predicate``: a condition on one record (``when``), optionally for each item
+  of a list (``each``) or for each of several fields (``fields``, bound to ``value``);
+- ``unique``: records sharing a ``key`` (all values present) are each reported;
+- ``reference``: each name in ``field`` must match a ``target`` record
+  (by ``target_key``, default its name) satisfying ``target_where``;
+- ``group``: records grouped by ``group``, with ``aggregates``
+  (``{count: expr}``, ``{distinct: expr}``); ``when`` sees them; ``report``
+  picks the rows to report;
+- ``minority``: within each ``partition``, rows outside the largest ``group``
+  (ties: the group with the smallest ``tiebreak``);
+- ``pairs``: each record with each ``with`` record sharing ``join`` keys,
+  ``other`` bound to the second;
+- ``builtin``: implemented by the loader or validator (EXL001-EXL005, EXL008);
+  the pack holds its documentation.
+
+Loading a pack never executes anything from it: expressions are parsed by
+``linter.policy.expr`` into a tree and checked against the model's tables.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field as dc_field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from linter.findings import SEVERITIES
+from linter.model.tables import TableSpec, load_tables
+from linter.policy.expr import ExprError, Node, parse, walk
+from linter.resources import rules_dir
+
+ID_PATTERN = re.compile(r"^[A-Z]{2,6}\d{3}$")
+FORMS = ("predicate", "unique", "reference", "group", "minority", "pairs", "builtin")
+RULE_KEYS = {
+    "id", "title", "severity", "summary", "rationale", "source", "fix_hint", "examples", "fix", "checks",
+    "options", "tags",
+}
+CHECK_KEYS = {
+    "form", "table", "where", "when", "field", "fields", "each", "message", "severity_when", "key",
+    "target", "target_key", "target_where", "required", "group", "aggregates", "report", "partition",
+    "tiebreak", "with", "join",
+}
+CONTEXT_NAMES = {"organization", "item", "value", "other", "count", "group", "largest"}
+
+
+class PackError(ValueError):
+    pass
+
+
+@dataclass
+class Check:
+    form: str
+    table: str | None = None
+    where: Node | None = None
+    when: Node | None = None
+    field: str | None = None
+    fields: tuple[str, ...] = ()
+    each: str | None = None
+    message: str = ""
+    severity_when: dict[str, Node] = dc_field(default_factory=dict)
+    key: tuple[Node, ...] = ()
+    target: str | None = None
+    target_key: str = "name"
+    target_where: Node | None = None
+    required: bool = False
+    group: Node | None = None
+    aggregates: dict[str, tuple[str, Node]] = dc_field(default_factory=dict)
+    report: Node | None = None
+    partition: Node | None = None
+    tiebreak: Node | None = None
+    with_table: str | None = None
+    join: tuple[Node, Node] | None = None
+    placeholders: tuple[tuple[str, Node], ...] = ()
+
+
+@dataclass
+class Rule:
+    id: str
+    title: str
+    severity: str
+    summary: str
+    rationale: str
+    source: dict
+    fix_hint: str
+    examples: dict
+    checks: list[Check]
+    fix: dict | None = None
+    options: dict = dc_field(default_factory=dict)
+    pack: str = ""
+
+    @property
+    def family(self) -> str:
+        return re.match(r"[A-Z]+", self.id).group(0)
+
+    @property
+    def builtin(self) -> bool:
+        return all(c.form == "builtin" for c in self.checks)
+
+    @property
+    def fixable(self) -> bool:
+        return bool(self.fix)
+
+    @property
+    def tables(self) -> list[str]:
+        return sorted({c.table for c in self.checks if c.table})
+
+    def source_text(self) -> str:
+        src = self.source or {}
+        parts = []
+        if src.get("seed"):
+            parts.append(f"seed {src['seed']}")
+        if src.get("fact"):
+            parts.append(f"fact {src['fact']}")
+        if src.get("quote"):
+            parts.append(f"\u201c{src['quote']}\u201d")
+        if src.get("note"):
+            parts.append(src["note"])
+        return ": ".join(parts[:2]) + (" " + " ".join(parts[2:]) if len(parts) > 2 else "") if parts else ""
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
+
+
+def _expr(text: Any, where: str) -> Node:
+    if isinstance(text, bool):
+        text = "True" if text else "False"
+    try:
+        return parse(str(text))
+    except ExprError as exc:
+        raise PackError(f"{where}: {exc}") from None
+
+
+class _Validator:
+    """Checks that every name in an expression exists in the model."""
+
+    def __init__(self, tables: dict[str, TableSpec]):
+        self.tables = tables
+
+    def target_of(self, table: TableSpec, name: str) -> str | None:
+        spec = table.fields.get(name)
+        if spec is not None:
+            return spec.ref
+        if name == table.parent:
+            return table.document
+        return None
+
+    def has(self, table: TableSpec, name: str) -> bool:
+        return name in table.fields or name in table.derived or name in ("name", table.parent) and name is not None
+
+    def check_path(self, path, table: TableSpec, ctx: dict, where: str) -> None:
+        first, rest = path[0], path[1:]
+        if first in ctx:
+            current = ctx[first]
+            if current is None:
+                if rest:
+                    raise PackError(f"{where}: {first!r} cannot be navigated here")
+                return
+        elif first == "organization":
+            current = self.tables["Organization"]
+        elif self.has(table, first):
+            if not rest:
+                return
+            target = self.target_of(table, first)
+            if target is None:
+                raise PackError(f"{where}: {first!r} is not a reference; cannot navigate to {rest[0]!r}")
+            current = self.tables[target]
+        else:
+            raise PackError(f"{where}: unknown field {first!r} in table {table.name}")
+        for i, part in enumerate(rest):
+            if not self.has(current, part):
+                raise PackError(f"{where}: unknown field {part!r} in table {current.name}")
+            if i < len(rest) - 1:
+                target = self.target_of(current, part)
+                if target is None:
+                    raise PackError(f"{where}: {part!r} of {current.name} is not a reference")
+                current = self.tables[target]
+
+    def check(self, node: Node | None, table: TableSpec, ctx: dict, where: str) -> None:
+        if node is None:
+            return
+        self._check(node, table, ctx, where)
+
+    def _check(self, node: Node, table: TableSpec, ctx: dict, where: str) -> None:
+        if node.op == "field":
+            self.check_path(node.args, table, ctx, where)
+            return
+        if node.op == "call" and node.args[0] in ("any", "all", "count", "distinct_count"):
+            list_path = node.args[1].args
+            self.check_path(list_path, table, ctx, where)
+            item_table = self._list_item_table(list_path, table, ctx)
+            inner = dict(ctx)
+            inner["item"] = item_table
+            for arg in node.args[2:]:
+                self._check(arg, table, inner, where)
+            return
+        for arg in node.args:
+            if isinstance(arg, Node):
+                self._check(arg, table, ctx, where)
+
+    def _list_item_table(self, path, table: TableSpec, ctx: dict) -> TableSpec | None:
+        current = table
+        if path[0] in ctx:
+            current = ctx[path[0]]
+            path = path[1:]
+        elif path[0] == "organization":
+            current = self.tables["Organization"]
+            path = path[1:]
+        for i, part in enumerate(path):
+            if current is None:
+                return None
+            if i < len(path) - 1:
+                target = self.target_of(current, part)
+                current = self.tables.get(target) if target else None
+            else:
+                target = self.target_of(current, part)
+                return self.tables.get(target) if target else None
+        return None
+
+
+def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator) -> Check:
+    unknown = set(raw) - CHECK_KEYS
+    if unknown:
+        raise PackError(f"{rule_id}: unknown check keys {sorted(unknown)}")
+    merged = {**defaults, **raw}
+    form = merged.get("form", "predicate")
+    if form not in FORMS:
+        raise PackError(f"{rule_id}: unknown form {form!r}; known: {', '.join(FORMS)}")
+    if form == "builtin":
+        return Check("builtin", message=merged.get("message", ""))
+    tables = validator.tables
+    table_name = merged.get("table")
+    if table_name not in tables:
+        raise PackError(f"{rule_id}: unknown table {table_name!r}; known: {', '.join(tables)}")
+    table = tables[table_name]
+    where = f"{rule_id}"
+    check = Check(form=form, table=table_name)
+    ctx: dict[str, Any] = {}
+    check.where = _expr(merged["where"], where) if "where" in merged else None
+    validator.check(check.where, table, ctx, where)
+    check.field = merged.get("field")
+    check.fields = tuple(merged.get("fields") or ())
+    for name in ((check.field,) if check.field else ()) + check.fields:
+        if not validator.has(table, name):
+            raise PackError(f"{rule_id}: field {name!r} is not a field of {table_name}")
+    if check.fields:
+        ctx["value"] = None
+    check.each = merged.get("each")
+    if check.each:
+        spec = table.fields.get(check.each)
+        if spec is None or not spec.is_list:
+            raise PackError(f"{rule_id}: each: {check.each!r} is not a list field of {table_name}")
+        ctx["item"] = tables[spec.ref] if spec.ref else None
+    if form == "unique":
+        check.key = tuple(_expr(k, where) for k in (merged.get("key") or ["name"]))
+        for k in check.key:
+            validator.check(k, table, ctx, where)
+        ctx["count"] = None
+        ctx["group"] = None
+    elif form == "reference":
+        check.target = merged.get("target")
+        if check.target not in tables:
+            raise PackError(f"{rule_id}: unknown target table {check.target!r}")
+        if not check.field:
+            raise PackError(f"{rule_id}: a reference check needs `field`")
+        check.target_key = merged.get("target_key", "name")
+        check.target_where = _expr(merged["target_where"], where) if "target_where" in merged else None
+        validator.check(check.target_where, tables[check.target], {}, where)
+        check.required = bool(merged.get("required", False))
+        ctx["value"] = None
+    elif form == "group":
+        check.group = _expr(merged.get("group"), where)
+        validator.check(check.group, table, ctx, where)
+        for name, spec in (merged.get("aggregates") or {}).items():
+            if not isinstance(spec, dict) or len(spec) != 1:
+                raise PackError(f"{rule_id}: aggregate {name!r} must be {{count: expr}} or {{distinct: expr}}")
+            (fn, text), = spec.items()
+            if fn not in ("count", "distinct"):
+                raise PackError(f"{rule_id}: aggregate function {fn!r}; known: count, distinct")
+            node = _expr(text, where)
+            validator.check(node, table, ctx, where)
+            check.aggregates[name] = (fn, node)
+            ctx[name] = None
+        ctx["count"] = None
+        check.report = _expr(merged["report"], where) if "report" in merged else None
+        validator.check(check.report, table, ctx, where)
+    elif form == "minority":
+        check.partition = _expr(merged.get("partition"), where)
+        check.group = _expr(merged.get("group"), where)
+        check.tiebreak = _expr(merged.get("tiebreak", "name"), where)
+        for node in (check.partition, check.group, check.tiebreak):
+            validator.check(node, table, ctx, where)
+        ctx.update({"count": None, "largest": None})
+    elif form == "pairs":
+        check.with_table = merged.get("with")
+        if check.with_table not in tables:
+            raise PackError(f"{rule_id}: unknown `with` table {check.with_table!r}")
+        join = merged.get("join") or {}
+        left, right = _expr(join.get("left"), where), _expr(join.get("right"), where)
+        validator.check(left, table, ctx, where)
+        validator.check(right, tables[check.with_table], {}, where)
+        check.join = (left, right)
+        ctx["other"] = tables[check.with_table]
+    if form not in ("unique", "reference", "minority") or "when" in merged:
+        if "when" not in merged and form in ("predicate", "pairs", "group"):
+            raise PackError(f"{rule_id}: a {form} check needs `when`")
+        if "when" in merged:
+            check.when = _expr(merged["when"], where)
+            validator.check(check.when, table, ctx, where)
+    for severity, text in (merged.get("severity_when") or {}).items():
+        if severity not in SEVERITIES:
+            raise PackError(f"{rule_id}: severity_when: unknown severity {severity!r}")
+        node = _expr(text, where)
+        validator.check(node, table, ctx, where)
+        check.severity_when[severity] = node
+    check.message = merged.get("message") or ""
+    if not check.message:
+        raise PackError(f"{rule_id}: a check needs a message")
+    placeholders = []
+    for text in _PLACEHOLDER.findall(check.message):
+        node = _expr(text, f"{rule_id} message")
+        if node.op != "field":
+            raise PackError(f"{rule_id}: message placeholders must be field names, got {{{text}}}")
+        validator.check(node, table, ctx, f"{rule_id} message")
+        placeholders.append((text, node))
+    check.placeholders = tuple(placeholders)
+    return check
+
+
+_OPTION = re.compile(r"\$([a-z_][a-z0-9_]*)")
+
+
+def _substitute(node: Any, options: dict, rule_id: str) -> Any:
+    """Put option values (numbers, from the pack or the user's config) into the
+    check's expressions and messages before they are parsed."""
+    if isinstance(node, str):
+        def value(match):
+            name = match.group(1)
+            if name not in options:
+                raise PackError(f"{rule_id}: unknown option ${name}; declared: {', '.join(options) or 'none'}")
+            return repr(options[name])
+        return _OPTION.sub(value, node)
+    if isinstance(node, list):
+        return [_substitute(v, options, rule_id) for v in node]
+    if isinstance(node, dict):
+        return {k: (v if k == "examples" else _substitute(v, options, rule_id)) for k, v in node.items()}
+    return node
+
+
+def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict | None = None) -> Rule:
+    if not isinstance(raw, dict):
+        raise PackError(f"{pack}: each rule must be a mapping")
+    rule_id = raw.get("id")
+    if not isinstance(rule_id, str) or not ID_PATTERN.match(rule_id):
+        raise PackError(f"{pack}: invalid rule id {rule_id!r} (expected like ABC123)")
+    options = dict(raw.get("options") or {})
+    for name, value in (overrides or {}).get(rule_id, {}).items():
+        if name not in options:
+            raise PackError(f"{rule_id}: has no option {name!r}; options: {', '.join(options) or 'none'}")
+        options[name] = value
+    raw = {k: (_substitute(v, options, rule_id) if k in CHECK_KEYS else v) for k, v in raw.items()}
+    severity = raw.get("severity")
+    if severity not in SEVERITIES:
+        raise PackError(f"{rule_id}: severity must be one of {', '.join(SEVERITIES)}")
+    for key in ("title", "summary", "rationale"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise PackError(f"{rule_id}: missing {key}")
+    check_part = {k: v for k, v in raw.items() if k in CHECK_KEYS}
+    unknown = set(raw) - RULE_KEYS - CHECK_KEYS
+    if unknown:
+        raise PackError(f"{rule_id}: unknown keys {sorted(unknown)}")
+    if "checks" in raw:
+        defaults = check_part
+        checks = [_parse_check(c, rule_id, defaults, validator) for c in raw["checks"]]
+    else:
+        checks = [_parse_check(check_part, rule_id, {}, validator)]
+    examples = raw.get("examples") or {}
+    if not checks[0].form == "builtin" or examples:
+        if not examples.get("bad") or not examples.get("good"):
+            raise PackError(f"{rule_id}: every rule needs good and bad examples")
+    return Rule(
+        id=rule_id,
+        title=raw["title"].strip(),
+        severity=severity,
+        summary=raw["summary"].strip(),
+        rationale=raw["rationale"].strip(),
+        source=raw.get("source") or {},
+        fix_hint=(raw.get("fix_hint") or "").strip(),
+        examples=examples,
+        checks=checks,
+        fix=raw.get("fix"),
+        options=options,
+        pack=pack,
+    )
+
+
+def _read_pack(path: Path) -> list:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError(f"{path}: cannot read rule pack: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise PackError(f"{path}: rule pack is not valid YAML: {exc}") from None
+    if data is None:
+        return []
+    if isinstance(data, dict) and "rules" in data:
+        data = data["rules"]
+    if not isinstance(data, list):
+        raise PackError(f"{path}: a rule pack is a list of rules (or a mapping with `rules:`)")
+    return data
+
+
+def load_rules(extra_dirs=(), options: dict | None = None) -> dict[str, Rule]:
+    """All rules: the built-in packs, then packs from ``extra_dirs``, with option
+    overrides (``{rule_id: {name: value}}``) from the configuration."""
+    key = (tuple(str(d) for d in extra_dirs), repr(sorted((options or {}).items())))
+    if key not in _cache:
+        _cache[key] = _load_rules(key[0], options or {})
+    return _cache[key]
+
+
+_cache: dict[tuple, dict] = {}
+
+
+def _load_rules(extra_dirs: tuple[str, ...], options: dict) -> dict[str, Rule]:
+    validator = _Validator(load_tables())
+    rules: dict[str, Rule] = {}
+    directories = [rules_dir()] + [Path(d) for d in extra_dirs]
+    for directory in directories:
+        if not directory.is_dir():
+            raise PackError(f"{directory}: rule pack directory not found")
+        for path in sorted(directory.glob("*.y*ml")):
+            for raw in _read_pack(path):
+                rule = parse_rule(raw, validator, path.name, options)
+                if rule.id in rules:
+                    raise PackError(f"{path.name}: rule {rule.id} is already defined in {rules[rule.id].pack}")
+                rules[rule.id] = rule
+    unknown = set(options) - set(rules)
+    if unknown:
+        raise PackError(f"options given for unknown rules: {', '.join(sorted(unknown))}")
+    return rules

@@ -1,0 +1,1 @@
+"""Output formats. Each reporter turns a Result into text."""

@@ -1,0 +1,131 @@
+"""The `check` pipeline: find the estate, load it, validate, run the rules,
+apply suppressions and configuration, keep the findings for the paths asked."""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from linter.config import Config, find_config, find_root, read_config
+from linter.estate import Estate, build_estate
+from linter.findings import SEVERITY_RANK, Finding, sort_findings
+from linter.loading import LoadedFile, discover, load_file
+from linter.policy.packs import Rule, load_rules
+from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
+
+
+@dataclass
+class Options:
+    paths: list[str]
+    root: str | None = None
+    config: str | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    inline_suppressions: bool = True
+
+
+@dataclass
+class Result:
+    findings: list[Finding]
+    files: int
+    documents: int
+    config: Config
+    rules: dict[str, Rule]
+    estate: Estate | None = None
+    root: Path | None = None
+    loaded: list[LoadedFile] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        counts = {"error": 0, "warning": 0, "info": 0}
+        for finding in self.findings:
+            counts[finding.severity] += 1
+        return counts
+
+    def failed(self, fail_on: str) -> bool:
+        threshold = SEVERITY_RANK[fail_on]
+        return any(SEVERITY_RANK[f.severity] >= threshold for f in self.findings)
+
+
+def display_path(path: Path) -> str:
+    """Paths as the user typed them: relative to the working directory when below it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def _matches(relative: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(relative, p.rstrip("/") + "/*") for p in patterns)
+
+
+def _filter(files: list[Path], root: Path | None, config: Config) -> list[Path]:
+    if not (config.include or config.exclude):
+        return files
+    base = root or (config.path.parent if config.path else Path.cwd())
+    kept = []
+    for path in files:
+        try:
+            relative = path.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            relative = path.as_posix()
+        if config.include and not _matches(relative, config.include):
+            continue
+        if config.exclude and _matches(relative, config.exclude):
+            continue
+        kept.append(path)
+    return kept
+
+
+def resolve_setup(options: Options) -> tuple[Path | None, Config]:
+    first = Path(options.paths[0]) if options.paths else Path.cwd()
+    root = Path(options.root).resolve() if options.root else find_root(first)
+    if options.config:
+        config = read_config(Path(options.config))
+    else:
+        candidate = (root / ".exlint.yaml") if root and (root / ".exlint.yaml").is_file() else find_config(Path.cwd())
+        config = read_config(candidate) if candidate else Config()
+    return root, config
+
+
+def lint(options: Options) -> Result:
+    root, config = resolve_setup(options)
+    rules = {
+        rule_id: rule
+        for rule_id, rule in load_rules(config.rule_dirs, config.options).items()
+    }
+    requested = _filter(discover(options.paths), root, config)
+    if root is not None:
+        universe = _filter(discover([root]), root, config)
+        known = {p.resolve() for p in universe}
+        universe += [p for p in requested if p.resolve() not in known]
+    else:
+        universe = requested
+    loaded = [load_file(path, display_path(path)) for path in universe]
+    estate = build_estate(loaded)
+    from linter.engines.local import LocalEngine
+
+    findings = list(estate.findings)
+    findings.extend(LocalEngine(estate, rules).run())
+    reported_files = {display_path(p) for p in requested}
+    findings = [f for f in findings if f.file is None or f.file in reported_files]
+    findings = finalize(findings, rules, config, options.select, options.ignore)
+    if options.inline_suppressions:
+        suppressions = [s for lf in loaded if lf.path in reported_files for s in parse_suppressions(lf.path, lf.text)]
+        findings = apply_suppressions(findings, suppressions)
+        unused = finalize(unused_suppressions(suppressions), rules, config, options.select, options.ignore)
+        findings.extend(unused)
+    documents = sum(len(lf.documents) for lf in loaded if lf.path in reported_files)
+    return Result(sort_findings(findings), len(reported_files), documents, config, rules, estate, root, loaded)
+
+
+def finalize(findings, rules, config: Config, select=(), ignore=()) -> list[Finding]:
+    """Selection and severity overrides from the command line and configuration."""
+    out = []
+    for finding in findings:
+        if not config.enabled(finding.rule, select, ignore):
+            continue
+        level = config.severity.get(finding.rule)
+        out.append(finding.with_severity(level) if level else finding)
+    return out
