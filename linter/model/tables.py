@@ -6,13 +6,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import re
+
 import yaml
 
 from linter.model import units
 
 _TABLES_FILE = Path(__file__).with_name("tables.yaml")
 
-SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count"}
+SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count", "dn_name"}
 LIST_TYPES = {"names", "enums"}
 DISPLAY_TYPES = {"name", "duration", "size", "version", "names"}  # keep the text as written
 
@@ -57,6 +59,13 @@ def convert(type_: str, raw: Any) -> Any:
         return None
     if type_ == "name":
         return raw.lower() if isinstance(raw, str) and raw.strip() else None
+    if type_ == "dn_name":  # a name, or a distinguished name whose first CN= is the name
+        if not isinstance(raw, str) or not raw.strip():
+            return None
+        text = raw.strip()
+        if text[:3].lower() == "cn=":
+            text = re.split(r"(?<!\\),", text[3:], maxsplit=1)[0].replace("\\,", ",").strip()
+        return text.lower() or None
     if type_ in ("text", "enum", "date"):
         return raw if isinstance(raw, str) else None
     if type_ == "int":
