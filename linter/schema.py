@@ -182,6 +182,21 @@ def _article(word: str) -> str:
     return ("an " if word[:1] in "aeiou" else "a ") + word
 
 
+_INT64 = 2**63
+
+
+def _oversized_integers(node, path):
+    """Integers no engine can hold (Spark columns are 64-bit)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _oversized_integers(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _oversized_integers(value, path + (index,))
+    elif isinstance(node, int) and not isinstance(node, bool) and not -_INT64 <= node < _INT64:
+        yield path, node
+
+
 def validate_document(document) -> tuple[list[Finding], bool]:
     """Findings for one document, and whether it is sound enough to model.
 
@@ -226,6 +241,10 @@ def validate_document(document) -> tuple[list[Finding], bool]:
             continue
         seen_paths.add(path)
         findings.append(at(path, "EXL003", message, entity=entity))
+    for path, value in _oversized_integers(data, ()):
+        if path not in seen_paths:
+            findings.append(at(path, "EXL003", f"{format_path(path)} is {str(value)[:24]}..., an integer too large "
+                                               "for any Exchange setting (64-bit limit)", entity=entity))
     for mapping in NAMED_SETTINGS:
         values = data
         for part in mapping:

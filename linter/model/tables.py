@@ -69,7 +69,9 @@ def convert(type_: str, raw: Any) -> Any:
     if type_ in ("text", "enum", "date"):
         return raw if isinstance(raw, str) else None
     if type_ == "int":
-        return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+        if isinstance(raw, int) and not isinstance(raw, bool) and -(2**63) <= raw < 2**63:
+            return raw
+        return None
     if type_ == "bool":
         return raw if isinstance(raw, bool) else None
     if type_ == "duration":

@@ -1,0 +1,152 @@
+"""Hostile and broken input: every case is a positioned finding or a clear
+error, never a traceback, and the rest of the input is still linted."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from linter.cli import cli
+
+CORPUS = Path(__file__).parent / "corpus" / "bad-input"
+STRUCTURAL = "EXL001,EXL002,EXL003,EXL004,EXL005"
+
+# file -> expected (rule, line) findings, and the number of documents linted
+EXPECTED = {
+    "syntax-error.yaml": ({("EXL001", 8)}, 0),
+    "duplicate-key.yaml": ({("EXL002", 7)}, 1),
+    "wrong-type.yaml": ({("EXL003", 5)}, 1),
+    "unknown-apiversion.yaml": ({("EXL004", 1)}, 1),
+    "unknown-kind.yaml": ({("EXL004", 2)}, 1),
+    "empty.yaml": (set(), 0),
+    "comment-only.yaml": (set(), 0),
+    "python-tag.yaml": ({("EXL001", 4)}, 0),
+    "invalid-utf8.yaml": ({("EXL001", 4)}, 0),
+    "bom.yaml": ({("EXL003", 6)}, 1),
+    "crlf.yaml": ({("EXL003", 6)}, 1),
+    "nul-byte.yaml": ({("EXL001", 6)}, 0),
+    "broken-middle.yaml": ({("EXL001", 9), ("EXL003", 14)}, 2),
+    "not-a-mapping.yaml": ({("EXL003", 1)}, 1),
+    "huge-integer.yaml": ({("EXL003", 4)}, 1),
+}
+
+
+def run_json(*args):
+    result = CliRunner().invoke(cli, ["check", "--format", "json", *map(str, args)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, json.loads(result.stdout) if result.stdout.strip().startswith("{") else None
+
+
+def test_corpus_covers_every_file():
+    assert set(EXPECTED) == {p.name for p in CORPUS.iterdir()}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_bad_input_gives_positioned_findings(name):
+    expected, documents = EXPECTED[name]
+    code, report = run_json("--select", STRUCTURAL, CORPUS / name)
+    got = {(f["rule"], f["line"]) for f in report["findings"]}
+    assert got == expected
+    assert report["summary"]["documents"] == documents
+    for finding in report["findings"]:
+        assert finding["file"].endswith(name) and finding["column"] >= 1
+    assert code == (1 if expected else 0)
+
+
+def test_crlf_and_bom_positions_match_an_lf_file():
+    _, crlf = run_json("--select", STRUCTURAL, CORPUS / "crlf.yaml")
+    assert crlf["findings"][0]["column"] == 16
+
+
+def test_whole_corpus_in_one_run_has_no_traceback():
+    process = subprocess.run([sys.executable, "-m", "linter", "check", str(CORPUS)],
+                             capture_output=True, text=True, timeout=120)
+    assert process.returncode == 1
+    assert "Traceback" not in process.stdout + process.stderr
+
+
+def _write(tmp_path: Path, name: str, data: bytes | str) -> Path:
+    path = tmp_path / name
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return path
+
+
+def test_alias_bomb_is_refused_quickly(tmp_path):
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for level in range(1, 10):
+        refs = ",".join([f"*a{level - 1}"] * 9)
+        lines.append(f"a{level}: &a{level} [{refs}]")
+    path = _write(tmp_path, "bomb.yaml", "\n".join(lines) + "\n")
+    code, report = run_json(path)
+    assert code == 1
+    assert [f["rule"] for f in report["findings"]] == ["EXL001"]
+    assert "billion laughs" in report["findings"][0]["message"]
+
+
+def test_deep_nesting(tmp_path):
+    path = _write(tmp_path, "deep.yaml", "a: " + "[" * 5000 + "]" * 5000 + "\n")
+    code, report = run_json(path)
+    assert code == 1
+    assert report["findings"][0]["rule"] == "EXL001" and "nesting" in report["findings"][0]["message"]
+
+
+def test_deep_block_nesting(tmp_path):
+    text = "".join(" " * i + f"k{i}:\n" for i in range(5000)) + " " * 5000 + "v\n"
+    code, report = run_json(_write(tmp_path, "deep-block.yaml", text))
+    assert code == 1 and report["findings"][0]["rule"] == "EXL001"
+
+
+def test_very_long_line(tmp_path):
+    text = ("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: EX-LONG}\n"
+            "spec: {version: '2010', site: '" + "x" * 2_000_000 + "', bogus: 1}\n")
+    code, report = run_json("--select", STRUCTURAL, _write(tmp_path, "long.yaml", text))
+    assert code == 1
+    assert {(f["rule"], f["line"]) for f in report["findings"]} == {("EXL003", 4)}
+
+
+def test_binary_file_passed_by_mistake(tmp_path):
+    data = bytes(range(256)) * 64
+    code, report = run_json(_write(tmp_path, "image.yaml", data))
+    assert code == 1 and report["findings"][0]["rule"] == "EXL001"
+
+
+def test_utf16_with_bom_is_read(tmp_path):
+    text = "apiVersion: exlint/v1\nkind: Server\nmetadata: {name: EX-16}\nspec: {version: '2010', oops: 1}\n"
+    path = _write(tmp_path, "utf16.yaml", b"\xff\xfe" + text.encode("utf-16-le"))
+    code, report = run_json("--select", STRUCTURAL, path)
+    assert {(f["rule"], f["line"]) for f in report["findings"]} == {("EXL003", 4)}
+
+
+def test_missing_path_is_exit_2_with_the_path(tmp_path):
+    missing = tmp_path / "gone.yaml"
+    result = CliRunner().invoke(cli, ["check", str(missing)])
+    assert result.exit_code == 2
+    assert str(missing) in result.stderr and "Traceback" not in result.output
+
+
+def test_dangling_symlink_is_exit_2(tmp_path):
+    link = tmp_path / "link.yaml"
+    os.symlink(tmp_path / "nowhere.yaml", link)
+    result = CliRunner().invoke(cli, ["check", str(link)])
+    assert result.exit_code == 2
+    assert "link.yaml" in result.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_is_exit_2(tmp_path):
+    path = _write(tmp_path, "secret.yaml", "a: 1\n")
+    path.chmod(0)
+    result = CliRunner().invoke(cli, ["check", str(path)])
+    assert result.exit_code == 2 and "secret.yaml" in result.stderr
+
+
+def test_directory_as_file_argument_is_walked(tmp_path):
+    (tmp_path / "sub").mkdir()
+    _write(tmp_path / "sub", "a.yml", "# nothing\n")
+    code, report = run_json(tmp_path)
+    assert code == 0 and report["summary"]["files"] == 1
