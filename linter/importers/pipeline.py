@@ -1,0 +1,82 @@
+"""The import as a whole: read every source, merge, update the output directory."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .documents import Collector, Conflict, merge
+from .errors import ImportWarning, Origin, SourceError
+from .sources import discover, read_source
+from .writer import FileChange, Incomplete, OutputTree, WriteResult
+
+DEFAULT_ORGANIZATION = "organization"
+
+
+@dataclass
+class ImportResult:
+    errors: list[SourceError] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    incomplete: list[Incomplete] = field(default_factory=list)
+    changes: list[FileChange] = field(default_factory=list)
+    sources: list[Path] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """2: a source or the output could not be read (nothing written);
+        1: conflicts (everything else written); 0: imported."""
+        if self.errors:
+            return 2
+        return 1 if self.conflicts else 0
+
+
+def _organization_name(explicit: str | None, tree: OutputTree, collector: Collector) -> tuple[str, str | None]:
+    """The Organization document's name, and a warning when it had to be made up."""
+    if explicit:
+        return explicit, None
+    existing = tree.organization_name
+    if existing:
+        return existing, None
+    seen = sorted(collector.organizations.values(), key=lambda item: item[0].casefold())
+    if len(seen) == 1:
+        return seen[0][0], None
+    names = ", ".join(name for name, _ in seen)
+    why = f"the sources name several organizations ({names})" if seen else "no source names the organization"
+    return DEFAULT_ORGANIZATION, why
+
+
+def run_import(sources: list[str], output: Path, organization: str | None = None, dry_run: bool = False) -> ImportResult:
+    result = ImportResult()
+    files, result.errors = discover(sources)
+    result.sources = files
+    if not files and not result.errors:
+        result.errors.append(SourceError(", ".join(sources) or ".", "no import sources found (.xml, .clixml, .config or .reg files)"))
+    collector = Collector()
+    for path in files:
+        try:
+            read_source(path, collector)
+        except SourceError as exc:
+            result.errors.append(exc)
+    try:
+        tree = OutputTree.load(output)
+    except SourceError as exc:
+        result.errors.append(exc)
+        return result
+    if result.errors:
+        return result
+
+    org_name, why = _organization_name(organization, tree, collector)
+    merged = merge(collector.fragments, org_name, tree.guids)
+    if why and any(doc.kind == "Organization" for doc in merged.documents):
+        collector.warnings.append(
+            ImportWarning(Origin(str(output / "organization.yaml")), f"{why}: the Organization is named '{org_name}'; use --organization NAME to name it")
+        )
+    written = WriteResult()
+    tree.apply(merged.documents, written)
+    if not dry_run:
+        tree.write()
+    result.warnings = [str(w) for w in collector.warnings] + written.warnings
+    result.conflicts = merged.conflicts
+    result.incomplete = written.incomplete
+    result.changes = written.changes
+    return result

@@ -1,0 +1,470 @@
+"""Writing imported documents as YAML, and updating an existing output directory.
+
+New documents go to ``servers/<name>.yaml``, ``stores/<name>.yaml``,
+``mailbox-databases/<name>.yaml`` and ``organization.yaml``; each imported value
+carries an end-of-line comment naming the file(s) it came from
+(``# from GetExchangeServer.xml``).
+
+Documents already in the output directory (any ``*.yaml``/``*.yml`` file under it,
+wherever the admin keeps them) are updated in place with ruamel.yaml's round-trip
+mode: only values that changed are rewritten, everything else (comments, order,
+quoting, fields the importer does not know) is kept, and a file with no change is
+not rewritten at all.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import yaml as pyyaml
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import CommentMark, MarkedYAMLError, YAMLError
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
+from ruamel.yaml.tokens import CommentToken
+
+from .documents import API_VERSION, NAME_FIELDS, REQUIRED, Document, Item, Leaf, dotted, normalize_guid
+from .errors import SourceError
+from .exchange import TRANSPORT_CONFIG
+from .values import duration_ticks
+
+KIND_DIRS = {"Server": "servers", "PublicFolderDatabase": "stores", "MailboxDatabase": "mailbox-databases"}
+COMMENT_PREFIX = "from "
+
+# Key order of new content: the input model's order, then the rest sorted.
+ORDER: dict[str, list[str]] = {
+    "": ["apiVersion", "kind", "metadata", "spec"],
+    "metadata": ["name", "labels"],
+    "Server": ["version", "servicePack", "site", "adminGroup", "roles", "dag", "cluster", "receiveConnectors", "sendConnectors"],
+    "PublicFolderDatabase": ["server", "hierarchy", "guid", "created", "emailAddress", "registry", "replication", "referrals"],
+    "MailboxDatabase": ["server", "defaultPublicFolderDatabase", "registry"],
+    "Organization": ["hierarchies", "adminGroups", "sites", "siteLinks", "routing", "transportConfig"],
+    "routing": ["PFReplicaAgeThreshold", "PFReplicaAgeThresholdHours"],
+    "transportConfig": list(TRANSPORT_CONFIG),
+    "receiveConnectors": ["name", "ConnectionTimeout", "ConnectionInactivityTimeout"],
+    "sendConnectors": ["name", "ConnectionInactivityTimeOut"],
+}
+_YAML11 = pyyaml.resolver.Resolver()
+
+
+def file_stem(name: str) -> str:
+    stem = re.sub(r"[^a-z0-9._-]+", "-", name.casefold()).strip("-.")
+    return stem or "unnamed"
+
+
+def default_path(kind: str, name: str) -> Path:
+    if kind == "Organization":
+        return Path("organization.yaml")
+    return Path(KIND_DIRS.get(kind, kind.lower()), file_stem(name) + ".yaml")
+
+
+def _order_key(context: str, key: str) -> tuple[int, str]:
+    order = ORDER.get(context, [])
+    return (order.index(key), "") if key in order else (len(order), str(key).casefold())
+
+
+def _context(path: tuple, depth: int, kind: str) -> str:
+    """Which ORDER list governs the keys of the mapping at ``path[:depth]``."""
+    if depth == 0:
+        return ""
+    if depth == 1:
+        return "metadata" if path[0] == "metadata" else kind
+    previous = path[depth - 1]
+    if isinstance(previous, Item):
+        return path[depth - 2]
+    return previous
+
+
+def _path_sort_key(kind: str, path: tuple) -> tuple:
+    parts = []
+    for depth, step in enumerate(path):
+        if isinstance(step, Item):
+            parts.append((1, step.key))
+        else:
+            parts.append(_order_key(_context(path, depth, kind), step))
+    return tuple(parts)
+
+
+def needs_quotes(text: str) -> bool:
+    """True if a YAML 1.1 reader (PyYAML) would not read ``text`` back as this string
+    (``12:00:00`` is a base-60 integer there, ``yes`` a boolean)."""
+    return _YAML11.resolve(pyyaml.ScalarNode, text, (True, False)) != "tag:yaml.org,2002:str"
+
+
+def _yaml_value(value: Any, like: Any = None) -> Any:
+    if isinstance(value, list):
+        seq = CommentedSeq(value)
+        seq.fa.set_flow_style()
+        return seq
+    if isinstance(value, str):
+        if isinstance(like, ScalarString):
+            return type(like)(value)  # keep the admin's quoting style
+        if needs_quotes(value):
+            return DoubleQuotedScalarString(value)
+    return value
+
+
+def same_value(path: tuple, old: Any, new: Any) -> bool:
+    """Whether an existing value already says what the import says."""
+    if isinstance(new, bool) or isinstance(old, bool):
+        return isinstance(old, bool) and isinstance(new, bool) and old == new
+    if isinstance(new, int):
+        return isinstance(old, int) and old == new
+    if isinstance(new, list):
+        return isinstance(old, list) and sorted(str(v).casefold() for v in old) == sorted(v.casefold() for v in new)
+    if isinstance(new, datetime.date):
+        text = old.isoformat() if isinstance(old, (datetime.date, datetime.datetime)) else str(old)
+        return text[:10] == new.isoformat()
+    if old is None or isinstance(old, (dict, list)):
+        return False
+    old_text = str(old)
+    if old_text == new:
+        return True
+    if path[-1] in NAME_FIELDS or path[-1] == "guid":
+        return old_text.casefold() == new.casefold()
+    new_ticks = duration_ticks(new)
+    return new_ticks is not None and duration_ticks(old_text) == new_ticks
+
+
+def _comment_text(leaf: Leaf) -> str:
+    return "# " + COMMENT_PREFIX + ", ".join(leaf.labels)
+
+
+def _set_comment(node: Any, key: Any, leaf: Leaf, replace_admin: bool = False) -> None:
+    """Put ``# from …`` after the value of ``key``; an admin's own comment there is kept."""
+    entry = node.ca.items.setdefault(key, [None, None, None, None])
+    token = entry[2]
+    text = _comment_text(leaf)
+    if token is None:
+        entry[2] = CommentToken(" " + text + "\n", CommentMark(0))
+        return
+    first, newline, rest = token.value.partition("\n")
+    stripped = first.strip()
+    if stripped and not stripped.startswith("# " + COMMENT_PREFIX) and not replace_admin:
+        return
+    entry[2] = CommentToken(" " + text + newline + rest if newline else " " + text + "\n", CommentMark(0))
+
+
+@dataclass
+class YamlFile:
+    path: Path  # relative to the output directory
+    documents: list[Any]
+    text: str | None = None  # None for a new file
+    explicit_start: bool = False
+    indent: tuple[int, int, int] = (2, 4, 2)
+    changed: bool = False
+
+
+@dataclass
+class FileChange:
+    path: Path
+    status: str  # created | updated | unchanged
+    documents: list[str]
+
+
+@dataclass
+class Incomplete:
+    kind: str
+    name: str
+    path: Path
+    missing: list[str]
+
+    def __str__(self) -> str:
+        fields = ", ".join(self.missing)
+        return (
+            f"{self.path}: warning: {self.kind} {self.name}: the sources do not give {fields}, "
+            "which the input model requires: fill it in (a re-import keeps it)"
+        )
+
+
+@dataclass
+class WriteResult:
+    changes: list[FileChange] = field(default_factory=list)
+    incomplete: list[Incomplete] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _guess_indent(text: str) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) indentation of an existing file, for ruamel."""
+    mapping = None
+    offset = None
+    previous: tuple[int, str] | None = None
+    for line in text.splitlines():
+        content = line.lstrip(" ")
+        if not content or content.startswith("#"):
+            continue
+        indent = len(line) - len(content)
+        if previous is not None and previous[1].endswith(":"):
+            if content.startswith("- ") and offset is None:
+                offset = indent - previous[0]
+            elif not content.startswith("- ") and indent > previous[0] and mapping is None:
+                mapping = indent - previous[0]
+        previous = (indent, content.split(" #")[0].rstrip())
+    mapping = mapping or 2
+    offset = 2 if offset is None else max(offset, 0)
+    return mapping, max(offset + 2, mapping), offset
+
+
+def _yaml(indent: tuple[int, int, int] = (2, 4, 2), explicit_start: bool = False) -> YAML:
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    y.width = 4096
+    y.indent(mapping=indent[0], sequence=indent[1], offset=indent[2])
+    y.explicit_start = explicit_start
+    return y
+
+
+class OutputTree:
+    """The output directory: its existing documents, and the changes an import makes."""
+
+    KINDS = ("Organization", "Server", "PublicFolderDatabase", "MailboxDatabase", "PublicFolder")
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.files: dict[Path, YamlFile] = {}
+        self.index: dict[tuple[str, str], tuple[YamlFile, int]] = {}
+        self.guids: dict[tuple[str, str], str] = {}
+        self.organization: tuple[YamlFile, int] | None = None
+
+    @classmethod
+    def load(cls, root: Path) -> "OutputTree":
+        tree = cls(root)
+        if not root.exists():
+            return tree
+        if not root.is_dir():
+            raise SourceError(str(root), "the output path exists and is not a directory")
+        paths = []
+        for directory, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            paths += [Path(directory, f) for f in filenames if f.endswith((".yaml", ".yml")) and not f.startswith(".")]
+        for path in sorted(paths):
+            tree._load_file(path)
+        return tree
+
+    def _load_file(self, path: Path) -> None:
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SourceError(str(path), f"cannot read existing output file: {exc}") from None
+        try:
+            documents = list(_yaml().load_all(text))
+        except MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+            raise SourceError(str(path), f"cannot update this existing YAML file: {exc.problem or exc}", line, column) from None
+        except YAMLError as exc:
+            raise SourceError(str(path), f"cannot update this existing YAML file: {exc}") from None
+        first = next((l.strip() for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#")), "")
+        relative = path.relative_to(self.root)
+        yaml_file = YamlFile(relative, documents, text, first.startswith("---"), _guess_indent(text))
+        self.files[relative] = yaml_file
+        for position, doc in enumerate(documents):
+            if not isinstance(doc, dict) or doc.get("kind") not in self.KINDS:
+                continue
+            metadata = doc.get("metadata")
+            name = metadata.get("name") if isinstance(metadata, dict) else None
+            if doc["kind"] == "Organization" and self.organization is None:
+                self.organization = (yaml_file, position)
+            if not isinstance(name, str):
+                continue
+            self.index.setdefault((doc["kind"], name.casefold()), (yaml_file, position))
+            spec = doc.get("spec")
+            guid = spec.get("guid") if isinstance(spec, dict) else None
+            if isinstance(guid, str):
+                self.guids.setdefault((doc["kind"], normalize_guid(guid)), name)
+
+    @property
+    def organization_name(self) -> str | None:
+        if self.organization is None:
+            return None
+        yaml_file, position = self.organization
+        metadata = yaml_file.documents[position].get("metadata")
+        name = metadata.get("name") if isinstance(metadata, dict) else None
+        return name if isinstance(name, str) else None
+
+    # Applying documents ---------------------------------------------------------
+
+    def _find(self, doc: Document) -> tuple[YamlFile, int] | None:
+        if doc.kind == "Organization":
+            return self.organization
+        found = self.index.get((doc.kind, doc.name.casefold()))
+        if found is None and doc.kind == "PublicFolderDatabase":
+            guid = next((leaf.value for path, leaf in doc.values.items() if path == ("spec", "guid")), None)
+            other = self.guids.get((doc.kind, normalize_guid(guid))) if isinstance(guid, str) else None
+            if other is not None:
+                found = self.index.get((doc.kind, other.casefold()))
+        return found
+
+    def apply(self, documents: list[Document], result: WriteResult) -> None:
+        touched: dict[Path, list[str]] = {}
+        for doc in documents:
+            found = self._find(doc)
+            if found is None:
+                data = self._render(doc)
+                path = default_path(doc.kind, doc.name)
+                yaml_file = self.files.get(path)
+                if yaml_file is None:
+                    yaml_file = self.files[path] = YamlFile(path, [])
+                yaml_file.documents.append(data)
+                yaml_file.changed = True
+                if yaml_file.text is not None:
+                    yaml_file.explicit_start = True  # a file with several documents
+            else:
+                yaml_file, position = found
+                data = yaml_file.documents[position]
+                if self._update(data, doc, result, yaml_file.path):
+                    yaml_file.changed = True
+            touched.setdefault(yaml_file.path, []).append(f"{doc.kind} {doc.name}")
+            missing = [dotted(p) for p in REQUIRED.get(doc.kind, []) if _lookup(data, p) is None]
+            if missing:
+                result.incomplete.append(Incomplete(doc.kind, doc.name, yaml_file.path, missing))
+        for path in sorted(touched):
+            yaml_file = self.files[path]
+            status = "unchanged" if not yaml_file.changed else "created" if yaml_file.text is None else "updated"
+            result.changes.append(FileChange(path, status, touched[path]))
+
+    def write(self) -> None:
+        for yaml_file in self.files.values():
+            if not yaml_file.changed:
+                continue
+            stream = StringIO()
+            y = _yaml(yaml_file.indent, yaml_file.explicit_start or len(yaml_file.documents) > 1)
+            y.dump_all(yaml_file.documents, stream)
+            target = self.root / yaml_file.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".exlint-import-", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+                    out.write(stream.getvalue())
+                os.replace(temporary, target)
+            except BaseException:
+                if os.path.exists(temporary):
+                    os.unlink(temporary)
+                raise
+
+    # New documents ----------------------------------------------------------------
+
+    def _render(self, doc: Document) -> CommentedMap:
+        data = CommentedMap()
+        data["apiVersion"] = API_VERSION
+        data["kind"] = doc.kind
+        data["metadata"] = CommentedMap(name=_yaml_value(doc.name))
+        data["spec"] = CommentedMap()
+        for path in sorted(doc.values, key=lambda p: _path_sort_key(doc.kind, p)):
+            _set_path(data, path, doc.values[path], doc.kind, fresh=True)
+        return data
+
+    # Existing documents -----------------------------------------------------------
+
+    def _update(self, data: Any, doc: Document, result: WriteResult, file: Path) -> bool:
+        changed = False
+        metadata = data.get("metadata")
+        if isinstance(metadata, dict) and isinstance(metadata.get("name"), str):
+            if doc.kind != "Organization" or doc.name != metadata["name"]:
+                if metadata["name"].casefold() != doc.name.casefold():
+                    metadata["name"] = _yaml_value(doc.name, metadata["name"])
+                    changed = True
+        if not isinstance(data.get("spec"), dict):
+            if data.get("spec") is not None:
+                result.warnings.append(f"{file}: warning: {doc.kind} {doc.name}: spec is not a mapping: not updated")
+                return changed
+            data["spec"] = CommentedMap()
+            changed = True
+        for path in sorted(doc.values, key=lambda p: _path_sort_key(doc.kind, p)):
+            try:
+                changed |= _set_path(data, path, doc.values[path], doc.kind, fresh=False)
+            except _NotAMapping as exc:
+                result.warnings.append(
+                    f"{file}: warning: {doc.kind} {doc.name}: {exc} is not a mapping or list: {dotted(path)} not updated"
+                )
+        return changed
+
+
+class _NotAMapping(Exception):
+    pass
+
+
+def _lookup(data: Any, path: tuple) -> Any:
+    node = data
+    for step in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(step)
+    return node
+
+
+def _find_key(node: dict, key: str) -> Any:
+    """The key of ``node`` that is ``key``, exactly or else case-insensitively
+    (registry value names are case-insensitive in Windows)."""
+    if key in node:
+        return key
+    folded = key.casefold()
+    return next((k for k in node if isinstance(k, str) and k.casefold() == folded), None)
+
+
+def _insert_ordered(node: CommentedMap, key: str, value: Any, context: str) -> None:
+    rank = _order_key(context, key)
+    for position, existing in enumerate(node):
+        if isinstance(existing, str) and _order_key(context, existing) > rank:
+            node.insert(position, key, value)
+            return
+    node[key] = value
+
+
+def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: bool) -> bool:
+    """Set one imported value in a document; True if anything changed."""
+    node: Any = data
+    changed = False
+    for depth, step in enumerate(path[:-1]):
+        following = path[depth + 1]
+        if isinstance(step, Item):
+            match = next(
+                (item for item in node if isinstance(item, dict) and str(item.get("name", "")).casefold() == step.key),
+                None,
+            )
+            if match is None:
+                match = CommentedMap()
+                node.append(match)
+                fresh = True
+                changed = True
+            node = match
+            continue
+        key = _find_key(node, step)
+        child = node.get(key) if key is not None else None
+        wanted = CommentedSeq if isinstance(following, Item) else CommentedMap
+        if child is None:
+            child = wanted()
+            if key is None:
+                _insert_ordered(node, step, child, _context(path, depth, kind))
+            else:
+                node[key] = child
+            fresh = True
+            changed = True
+        elif not isinstance(child, list if wanted is CommentedSeq else dict):
+            raise _NotAMapping(dotted(path[: depth + 1]))
+        node = child
+    last = path[-1]
+    key = _find_key(node, last)
+    if key is not None and node.get(key) is not None:
+        old = node[key]
+        if same_value(path, old, leaf.value):
+            if fresh:
+                _set_comment(node, key, leaf)
+            return changed
+        node[key] = _yaml_value(leaf.value, old)
+        _set_comment(node, key, leaf)
+        return True
+    value = _yaml_value(leaf.value)
+    if key is not None:
+        node[key] = value
+    else:
+        _insert_ordered(node, last, value, _context(path, len(path) - 1, kind))
+        key = last
+    _set_comment(node, key, leaf)
+    return True
