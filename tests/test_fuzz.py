@@ -1,0 +1,140 @@
+"""Property-based fuzzing: documents generated from the JSON Schemas, then
+mutated (wrong types, deleted and duplicated keys, truncated text, random
+bytes). Whatever comes in, the linter returns findings, never an exception."""
+from __future__ import annotations
+
+import json
+import os
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from linter.engines.local import LocalEngine
+from linter.estate import build_estate
+from linter.loading import load_file
+from linter.policy.packs import load_rules
+from linter.resources import schemas_dir
+from linter.schema import KINDS
+
+EXAMPLES = int(os.environ.get("EXLINT_FUZZ_EXAMPLES", "2000"))
+SCHEMAS = {p.name: json.loads(p.read_text()) for p in schemas_dir().glob("*.json")}
+COMMON = SCHEMAS["common.json"]["$defs"]
+RULES = load_rules()
+NAMES = st.sampled_from(["EX10-LON-01", "ex10-lon-01", "PFDB-LON", "London", "Public Folders", "DAG-1", "x"])
+
+
+def _resolve(schema: dict) -> dict:
+    ref = schema.get("$ref")
+    if ref:
+        name = ref.split("/")[-1]
+        merged = {**COMMON[name], **{k: v for k, v in schema.items() if k != "$ref"}}
+        return _resolve(merged)
+    return schema
+
+
+def from_schema(schema: dict, depth: int = 0) -> st.SearchStrategy:
+    schema = _resolve(schema)
+    if "const" in schema:
+        return st.just(schema["const"])
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    if "examples" in schema:
+        return st.sampled_from(schema["examples"])
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return st.one_of([from_schema(s, depth + 1) for s in schema[key]])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return st.one_of([from_schema({**schema, "type": k}, depth + 1) for k in kind])
+    if kind == "object" or "properties" in schema:
+        properties = schema.get("properties", {})
+        required = set(schema.get("required", []))
+        if depth > 6:
+            return st.just({})
+        return st.fixed_dictionaries(
+            {k: from_schema(v, depth + 1) for k, v in properties.items() if k in required},
+            optional={k: from_schema(v, depth + 1) for k, v in properties.items() if k not in required},
+        )
+    if kind == "array":
+        return st.lists(from_schema(schema.get("items", {}), depth + 1), max_size=4)
+    if kind == "integer":
+        return st.integers(min_value=schema.get("minimum", -5), max_value=min(schema.get("maximum", 200000), 200000))
+    if kind == "number":
+        return st.floats(allow_nan=False, allow_infinity=False)
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "string":
+        return st.one_of(NAMES, st.text(max_size=12))
+    return st.one_of(st.none(), st.integers(), st.text(max_size=8), st.booleans())
+
+
+DOCUMENT = st.sampled_from(KINDS).flatmap(lambda kind: from_schema(SCHEMAS[kind.lower() + ".json"]))
+JUNK = st.one_of(st.none(), st.integers(), st.floats(allow_nan=True), st.text(max_size=6), st.booleans(),
+                 st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=4), st.integers(), max_size=2))
+
+
+@st.composite
+def mutated_document(draw):
+    document = draw(DOCUMENT)
+    for _ in range(draw(st.integers(0, 3))):
+        paths = list(_paths(document, ()))
+        if not paths:
+            break
+        path = draw(st.sampled_from(paths))
+        action = draw(st.sampled_from(["retype", "delete"]))
+        parent = document
+        for part in path[:-1]:
+            parent = parent[part]
+        if action == "retype":
+            parent[path[-1]] = draw(JUNK)
+        elif isinstance(parent, dict):
+            del parent[path[-1]]
+        else:
+            parent.pop(path[-1])
+    return document
+
+
+def _paths(node, path):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield path + (key,)
+            yield from _paths(value, path + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield path + (index,)
+            yield from _paths(value, path + (index,))
+
+
+@st.composite
+def mutated_text(draw):
+    documents = draw(st.lists(mutated_document(), min_size=1, max_size=4))
+    text = "---\n".join(yaml.safe_dump(d, sort_keys=False, allow_unicode=True) for d in documents)
+    data = text.encode("utf-8")
+    for _ in range(draw(st.integers(0, 2))):
+        action = draw(st.sampled_from(["truncate", "bytes", "duplicate-line", "none"]))
+        lines = data.split(b"\n")
+        if action == "truncate" and data:
+            data = data[: draw(st.integers(0, len(data)))]
+        elif action == "bytes":
+            at = draw(st.integers(0, len(data)))
+            data = data[:at] + draw(st.binary(max_size=6)) + data[at:]
+        elif action == "duplicate-line" and lines:
+            index = draw(st.integers(0, len(lines) - 1))
+            lines.insert(index, lines[index])
+            data = b"\n".join(lines)
+    return data
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(mutated_text())
+def test_mutated_estates_never_crash(tmp_path_factory, data):
+    path = tmp_path_factory.mktemp("fuzz") / "estate.yaml"
+    path.write_bytes(data)
+    loaded = load_file(path, "estate.yaml")
+    estate = build_estate([loaded])
+    findings = list(estate.findings) + LocalEngine(estate, RULES).run()
+    assert not [f for f in findings if f.rule == "EXL000"], findings
+    for finding in findings:
+        if finding.file is not None:
+            assert finding.line >= 1 and finding.column >= 1, finding
