@@ -12,6 +12,7 @@ from linter import __version__
 
 FORMATS = ("text", "json", "sarif", "junit", "github")
 SEVERITY_CHOICE = click.Choice(["error", "warning", "info"])
+FAIL_ON_CHOICE = click.Choice(["error", "warning", "info", "never"])
 
 
 class ExitError(click.ClickException):
@@ -63,8 +64,8 @@ def cli():
                    "(github under GitHub Actions).")
 @click.option("--output", "outputs", multiple=True, type=click.Path(dir_okay=False),
               help="Write the matching --format to this file instead of standard output.")
-@click.option("--fail-on", type=SEVERITY_CHOICE, default=None,
-              help="Exit 1 when a finding at or above this severity remains (default: error).")
+@click.option("--fail-on", type=FAIL_ON_CHOICE, default=None,
+              help="Exit 1 when a finding at or above this severity remains (default: error; never: always 0).")
 @click.option("--select", multiple=True, help="Only these rule IDs or prefixes (repeatable; comma-separated too).")
 @click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes (repeatable; comma-separated too).")
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (default: .exlint.yaml found upward).")

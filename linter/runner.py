@@ -43,6 +43,8 @@ class Result:
         return counts
 
     def failed(self, fail_on: str) -> bool:
+        if fail_on == "never":
+            return False
         threshold = SEVERITY_RANK[fail_on]
         return any(SEVERITY_RANK[f.severity] >= threshold for f in self.findings)
 

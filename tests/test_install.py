@@ -1,0 +1,72 @@
+"""A non-editable install (the built wheel) works from another directory: rule
+packs and schemas ship inside the wheel."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    if shutil.which("git") is None:
+        pytest.skip("git is needed to copy the checkout")
+    work = tmp_path_factory.mktemp("install")
+    wheels = work / "wheels"
+    # build from a copy of the tracked files only: what a clean checkout holds
+    source = work / "source"
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
+                           capture_output=True, text=True, check=True).stdout.split("\n")
+    for name in filter(None, files):
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(wheels), str(source)], check=True)
+    wheel = next(wheels.glob("exlint-*.whl"))
+    environment = work / "venv"
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
+    python = environment / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
+                    str(wheel)], check=True)
+    return python, wheel, work
+
+
+def test_wheel_contains_rules_and_schemas(installed):
+    import zipfile
+
+    _, wheel, _ = installed
+    names = zipfile.ZipFile(wheel).namelist()
+    assert any(n.startswith("linter/_data/rules/") and n.endswith(".yaml") for n in names)
+    assert "linter/_data/schemas/common.json" in names
+
+
+def test_installed_exlint_runs_from_another_directory(installed):
+    python, _, work = installed
+    elsewhere = work / "elsewhere"
+    elsewhere.mkdir()
+    where = subprocess.run([str(python), "-c", "import linter; print(linter.__file__)"],
+                           cwd=elsewhere, capture_output=True, text=True, check=True).stdout
+    assert str(work / "venv") in where, where
+    exlint = work / "venv" / "bin" / "exlint"
+    clean = subprocess.run([str(exlint), "check", "--format", "json", str(REPO / "samples" / "estate")],
+                           cwd=elsewhere, capture_output=True, text=True)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    summary = json.loads(clean.stdout)["summary"]
+    assert summary["error"] == 0 and summary["warning"] == 0
+    broken = subprocess.run([str(exlint), "check", str(REPO / "samples" / "broken")],
+                            cwd=elsewhere, capture_output=True, text=True)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    rules = subprocess.run([str(exlint), "rules", "--format", "json"], cwd=elsewhere,
+                           capture_output=True, text=True, check=True)
+    assert len(json.loads(rules.stdout)) >= 60
+    module = subprocess.run([str(python), "-m", "linter", "schema", "Server"], cwd=elsewhere,
+                            capture_output=True, text=True, check=True)
+    assert json.loads(module.stdout)["title"].endswith("Server")
