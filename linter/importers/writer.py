@@ -14,6 +14,7 @@ not rewritten at all.
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import re
 import tempfile
@@ -153,12 +154,74 @@ def _set_comment(node: Any, key: Any, leaf: Leaf, replace_admin: bool = False) -
 
 @dataclass
 class YamlFile:
+    """One YAML file of the output directory and the edits an import makes to it.
+
+    A value that changed in place is patched in the file's text (that line only);
+    any other change (a new key, a new connector, a new document) re-dumps the
+    file through ruamel.yaml's round-trip emitter.
+    """
+
     path: Path  # relative to the output directory
     documents: list[Any]
     text: str | None = None  # None for a new file
     explicit_start: bool = False
     indent: tuple[int, int, int] = (2, 4, 2)
     changed: bool = False
+    needs_dump: bool = False
+    patches: dict[int, str] = field(default_factory=dict)
+
+    def structural_change(self) -> None:
+        self.changed = True
+        self.needs_dump = True
+
+    def replace_value(self, node: Any, key: Any, old: Any, new: Any, comment: str | None) -> None:
+        """Replace an existing scalar value (and its ``# from`` comment) in place."""
+        node[key] = _yaml_value(new, old)
+        self.changed = True
+        line_text = self._patchable_line(node, key)
+        if line_text is None:
+            self.needs_dump = True
+            return
+        line, column, text, ending = line_text
+        end = _scalar_end(text, column)
+        if end is None or not _span_is(text[column:end], old):
+            self.needs_dump = True
+            return
+        quote = text[column] if text[column] in "'\"" else None
+        rest = text[end:]
+        if comment is not None:
+            rest = _merged_comment(rest, comment)
+            if rest is None:
+                self.needs_dump = True
+                return
+        self.patches[line] = text[:column] + _render_scalar(new, quote) + rest + ending
+
+    def _patchable_line(self, node: Any, key: Any) -> tuple[int, int, str, str] | None:
+        if self.text is None or self.needs_dump or getattr(node, "fa", None) is None or node.fa.flow_style():
+            return None
+        try:
+            line, column = node.lc.value(key)
+        except (AttributeError, KeyError, TypeError):
+            return None
+        lines = self.text.splitlines(keepends=True)
+        if line >= len(lines) or line in self.patches:
+            return None
+        raw = lines[line]
+        text = raw.rstrip("\r\n")
+        return line, column, text, raw[len(text):]
+
+    def render(self) -> str:
+        if not self.needs_dump and self.text is not None:
+            lines = self.text.splitlines(keepends=True)
+            for line, replacement in self.patches.items():
+                lines[line] = replacement
+            return "".join(lines)
+        stream = StringIO()
+        y = _yaml(self.indent, self.explicit_start or len(self.documents) > 1)
+        y.dump_all(self.documents, stream)
+        preamble = _preamble(self.text)
+        dumped = stream.getvalue()
+        return dumped if dumped.startswith(preamble) else preamble + dumped
 
 
 @dataclass
@@ -191,9 +254,9 @@ class WriteResult:
 
 
 def _guess_indent(text: str) -> tuple[int, int, int]:
-    """(mapping, sequence, offset) indentation of an existing file, for ruamel."""
-    mapping = None
-    offset = None
+    """(mapping, sequence, offset) indentation of an existing file, for ruamel.yaml:
+    the first nested mapping and the first block sequence under a key decide."""
+    mapping = sequence = offset = None
     previous: tuple[int, str] | None = None
     for line in text.splitlines():
         content = line.lstrip(" ")
@@ -201,14 +264,16 @@ def _guess_indent(text: str) -> tuple[int, int, int]:
             continue
         indent = len(line) - len(content)
         if previous is not None and previous[1].endswith(":"):
-            if content.startswith("- ") and offset is None:
+            dash = re.match(r"-( +)\S", content)
+            if dash and sequence is None:
                 offset = indent - previous[0]
-            elif not content.startswith("- ") and indent > previous[0] and mapping is None:
+                sequence = offset + 1 + len(dash.group(1))
+            elif not content.startswith("-") and indent > previous[0] and mapping is None:
                 mapping = indent - previous[0]
         previous = (indent, content.split(" #")[0].rstrip())
-    mapping = mapping or 2
-    offset = 2 if offset is None else max(offset, 0)
-    return mapping, max(offset + 2, mapping), offset
+    if sequence is None:
+        return mapping or 2, 4, 2
+    return mapping or 2, max(sequence, offset + 2), max(offset, 0)
 
 
 def _yaml(indent: tuple[int, int, int] = (2, 4, 2), explicit_start: bool = False) -> YAML:
@@ -312,14 +377,13 @@ class OutputTree:
                 if yaml_file is None:
                     yaml_file = self.files[path] = YamlFile(path, [])
                 yaml_file.documents.append(data)
-                yaml_file.changed = True
+                yaml_file.structural_change()
                 if yaml_file.text is not None:
                     yaml_file.explicit_start = True  # a file with several documents
             else:
                 yaml_file, position = found
                 data = yaml_file.documents[position]
-                if self._update(data, doc, result, yaml_file.path):
-                    yaml_file.changed = True
+                self._update(data, doc, result, yaml_file)
             touched.setdefault(yaml_file.path, []).append(f"{doc.kind} {doc.name}")
             missing = [dotted(p) for p in REQUIRED.get(doc.kind, []) if _lookup(data, p) is None]
             if missing:
@@ -333,15 +397,13 @@ class OutputTree:
         for yaml_file in self.files.values():
             if not yaml_file.changed:
                 continue
-            stream = StringIO()
-            y = _yaml(yaml_file.indent, yaml_file.explicit_start or len(yaml_file.documents) > 1)
-            y.dump_all(yaml_file.documents, stream)
+            text = yaml_file.render()
             target = self.root / yaml_file.path
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".exlint-import-", suffix=".tmp")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                    out.write(stream.getvalue())
+                    out.write(text)
                 os.replace(temporary, target)
             except BaseException:
                 if os.path.exists(temporary):
@@ -362,28 +424,25 @@ class OutputTree:
 
     # Existing documents -----------------------------------------------------------
 
-    def _update(self, data: Any, doc: Document, result: WriteResult, file: Path) -> bool:
-        changed = False
+    def _update(self, data: Any, doc: Document, result: WriteResult, yaml_file: YamlFile) -> None:
         metadata = data.get("metadata")
         if isinstance(metadata, dict) and isinstance(metadata.get("name"), str):
-            if doc.kind != "Organization" or doc.name != metadata["name"]:
-                if metadata["name"].casefold() != doc.name.casefold():
-                    metadata["name"] = _yaml_value(doc.name, metadata["name"])
-                    changed = True
+            if metadata["name"].casefold() != doc.name.casefold():  # renamed (--organization, a store found by GUID)
+                yaml_file.replace_value(metadata, "name", metadata["name"], doc.name, None)
         if not isinstance(data.get("spec"), dict):
             if data.get("spec") is not None:
-                result.warnings.append(f"{file}: warning: {doc.kind} {doc.name}: spec is not a mapping: not updated")
-                return changed
+                result.warnings.append(f"{yaml_file.path}: warning: {doc.kind} {doc.name}: spec is not a mapping: not updated")
+                return
             data["spec"] = CommentedMap()
-            changed = True
+            yaml_file.structural_change()
         for path in sorted(doc.values, key=lambda p: _path_sort_key(doc.kind, p)):
             try:
-                changed |= _set_path(data, path, doc.values[path], doc.kind, fresh=False)
+                _set_path(data, path, doc.values[path], doc.kind, fresh=False, yaml_file=yaml_file)
             except _NotAMapping as exc:
                 result.warnings.append(
-                    f"{file}: warning: {doc.kind} {doc.name}: {exc} is not a mapping or list: {dotted(path)} not updated"
+                    f"{yaml_file.path}: warning: {doc.kind} {doc.name}: {exc} is not a mapping or list: "
+                    f"{dotted(path)} not updated"
                 )
-        return changed
 
 
 class _NotAMapping(Exception):
@@ -417,10 +476,14 @@ def _insert_ordered(node: CommentedMap, key: str, value: Any, context: str) -> N
     node[key] = value
 
 
-def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: bool) -> bool:
-    """Set one imported value in a document; True if anything changed."""
+def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: bool, yaml_file: YamlFile | None = None) -> None:
+    """Set one imported value in a document (a new one, or one of ``yaml_file``)."""
     node: Any = data
-    changed = False
+
+    def structural() -> None:
+        if yaml_file is not None:
+            yaml_file.structural_change()
+
     for depth, step in enumerate(path[:-1]):
         following = path[depth + 1]
         if isinstance(step, Item):
@@ -432,7 +495,7 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
                 match = CommentedMap()
                 node.append(match)
                 fresh = True
-                changed = True
+                structural()
             node = match
             continue
         key = _find_key(node, step)
@@ -445,7 +508,7 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
             else:
                 node[key] = child
             fresh = True
-            changed = True
+            structural()
         elif not isinstance(child, list if wanted is CommentedSeq else dict):
             raise _NotAMapping(dotted(path[: depth + 1]))
         node = child
@@ -456,10 +519,16 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
         if same_value(path, old, leaf.value):
             if fresh:
                 _set_comment(node, key, leaf)
-            return changed
-        node[key] = _yaml_value(leaf.value, old)
+            return
         _set_comment(node, key, leaf)
-        return True
+        if yaml_file is None:
+            node[key] = _yaml_value(leaf.value, old)
+        elif isinstance(leaf.value, list) or isinstance(old, (dict, list)):
+            node[key] = _yaml_value(leaf.value, old)
+            structural()
+        else:
+            yaml_file.replace_value(node, key, old, leaf.value, _comment_text(leaf))
+        return
     value = _yaml_value(leaf.value)
     if key is not None:
         node[key] = value
@@ -467,4 +536,93 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
         _insert_ordered(node, last, value, _context(path, len(path) - 1, kind))
         key = last
     _set_comment(node, key, leaf)
-    return True
+    structural()
+
+
+# Text patches ---------------------------------------------------------------------
+
+_SAFE = YAML(typ="safe", pure=True)
+
+
+def _scalar_end(text: str, column: int) -> int | None:
+    """Where the scalar starting at ``column`` ends on its line (None: not a one-line scalar)."""
+    if column >= len(text):
+        return None
+    quote = text[column]
+    if quote == "'":
+        i = column + 1
+        while i < len(text):
+            if text[i] == "'":
+                if text[i + 1 : i + 2] == "'":
+                    i += 2
+                    continue
+                return i + 1
+            i += 1
+        return None
+    if quote == '"':
+        i = column + 1
+        while i < len(text):
+            if text[i] == "\\":
+                i += 2
+                continue
+            if text[i] == '"':
+                return i + 1
+            i += 1
+        return None
+    if quote in "|>[{&*!":
+        return None
+    comment = text.find(" #", column)
+    end = comment if comment != -1 else len(text)
+    return column + len(text[column:end].rstrip())
+
+
+def _span_is(span: str, old: Any) -> bool:
+    """Whether the text at the value's position really is the whole old value."""
+    try:
+        return _SAFE.load(span) == old
+    except YAMLError:
+        return False
+
+
+def _render_scalar(value: Any, quote: str | None) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if not isinstance(value, str):
+        return str(value)
+    if quote == "'":
+        return "'" + value.replace("'", "''") + "'"
+    if quote == '"' or needs_quotes(value):
+        return json.dumps(value, ensure_ascii=False)
+    stream = StringIO()
+    _yaml().dump({"k": value}, stream)
+    rendered = stream.getvalue().rstrip("\n")[3:]
+    return rendered if "\n" not in rendered else json.dumps(value, ensure_ascii=False)
+
+
+def _merged_comment(rest: str, comment: str) -> str | None:
+    """The text after a patched value: an importer comment updated, an admin's kept."""
+    match = re.match(r"^(\s*)(#.*)?$", rest)
+    if match is None:
+        return None
+    spaces, existing = match.groups()
+    if existing is None:
+        return "  " + comment
+    if existing.startswith("# " + COMMENT_PREFIX):
+        return spaces + comment
+    return rest
+
+
+def _preamble(text: str | None) -> str:
+    """Comment lines before a file's first ``---``, which ruamel.yaml does not keep."""
+    if not text:
+        return ""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if re.match(r"^---(\s|$)", line):
+            return "".join(lines)
+        if line.strip() and not line.lstrip().startswith("#"):
+            return ""
+        lines.append(line)
+    return ""

@@ -1,0 +1,173 @@
+"""Hostile, broken, unreadable and unknown sources: one positioned line, exit code 2, no traceback."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .conftest import CSS_EXCHANGE, FIXTURES, run_import
+
+POSITIONED = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): error: (?P<message>.+)$")
+
+BILLION_LAUGHS = """<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<Objs Version="1.1.0.1" xmlns="http://schemas.microsoft.com/powershell/2004/04">
+  <Obj RefId="0"><Props><S N="Name">&lol9;</S></Props></Obj>
+</Objs>
+"""
+
+EXTERNAL_ENTITY = """<?xml version="1.0"?>
+<!DOCTYPE Objs [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
+<Objs Version="1.1.0.1" xmlns="http://schemas.microsoft.com/powershell/2004/04">
+  <Obj RefId="0">
+    <TN RefId="0"><T>Microsoft.Exchange.Data.Directory.Management.ExchangeServer</T></TN>
+    <Props><S N="Name">&xxe;</S><S N="AdminDisplayVersion">Version 15.2 (Build 1118.7)</S></Props>
+  </Obj>
+</Objs>
+"""
+
+EXTERNAL_CONFIG = """<?xml version="1.0"?>
+<!DOCTYPE configuration [ <!ENTITY xxe SYSTEM "file:///etc/passwd"> ]>
+<configuration><appSettings><add key="PFReplicaAgeThreshold" value="&xxe;"/></appSettings></configuration>
+"""
+
+
+def _one_error(result, path: Path) -> re.Match:
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    lines = [line for line in result.stderr.splitlines() if ": error: " in line and line.startswith(str(path))]
+    assert len(lines) == 1, result.stderr
+    match = POSITIONED.match(lines[0])
+    assert match, lines[0]
+    return match
+
+
+def _nothing_written(out: Path) -> None:
+    assert not out.exists() or not any(out.rglob("*.yaml"))
+
+
+@pytest.mark.parametrize(
+    "name, text, words",
+    [
+        ("billion-laughs.xml", BILLION_LAUGHS, ("hostile XML", "entity")),
+        ("xxe.xml", EXTERNAL_ENTITY, ("hostile XML", "file:///etc/passwd")),
+        ("EdgeTransport.exe.config", EXTERNAL_CONFIG, ("hostile XML", "external entity")),
+    ],
+)
+def test_hostile_xml_is_refused(tmp_path, name, text, words):
+    source = tmp_path / name
+    source.write_text(text)
+    out = tmp_path / "out"
+    match = _one_error(run_import(source, "--output", out), source)
+    for word in words:
+        assert word in match["message"]
+    assert int(match["line"]) >= 2
+    _nothing_written(out)
+
+
+def test_hostile_xml_never_leaks_the_referenced_file(tmp_path):
+    source = tmp_path / "xxe.xml"
+    source.write_text(EXTERNAL_ENTITY)
+    result = run_import(source, "--output", tmp_path / "out")
+    assert "root:" not in result.stdout + result.stderr
+
+
+def test_truncated_capture_gives_a_positioned_error(tmp_path):
+    capture = CSS_EXCHANGE / "E19" / "GetReceiveConnector.xml"
+    if not capture.is_file():
+        pytest.skip(f"real-world captures not found at {CSS_EXCHANGE}")
+    data = capture.read_bytes()
+    cut = data[: len(data) * 3 // 5]
+    source = tmp_path / "GetReceiveConnector.xml"
+    source.write_bytes(cut)
+    match = _one_error(run_import(source, "--output", tmp_path / "out"), source)
+    assert "truncated XML" in match["message"]
+    last_line = cut.count(b"\n") + 1
+    assert int(match["line"]) == last_line
+    assert int(match["col"]) >= 1
+    _nothing_written(tmp_path / "out")
+
+
+def test_malformed_xml_gives_a_positioned_error(tmp_path):
+    source = tmp_path / "broken.xml"
+    source.write_text('<Objs xmlns="http://schemas.microsoft.com/powershell/2004/04">\n  <Obj RefId="0">\n  </Objx>\n</Objs>\n')
+    match = _one_error(run_import(source, "--output", tmp_path / "out"), source)
+    assert match["line"] == "3"
+    assert "malformed XML" in match["message"]
+
+
+def test_unknown_file_type_is_an_error(tmp_path):
+    source = tmp_path / "notes.txt"
+    source.write_text("just some notes\n")
+    match = _one_error(run_import(source, "--output", tmp_path / "out"), source)
+    assert "unknown file type" in match["message"]
+
+
+def test_unknown_xml_is_an_error(tmp_path):
+    source = tmp_path / "other.xml"
+    source.write_text("<html><body/></html>")
+    match = _one_error(run_import(source, "--output", tmp_path / "out"), source)
+    assert "<html>" in match["message"]
+
+
+def test_missing_source_is_an_error(tmp_path):
+    source = tmp_path / "nope.xml"
+    match = _one_error(run_import(source, "--output", tmp_path / "out"), source)
+    assert "no such file" in match["message"]
+
+
+def test_unreadable_file_is_an_error(tmp_path, monkeypatch):
+    source = tmp_path / "GetExchangeServer.xml"
+    source.write_text("<Objs/>")
+    real = Path.read_bytes
+
+    def deny(self):
+        if self == source:
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", deny)
+    match = _one_error(run_import(source, "--output", tmp_path / "out"), source)
+    assert "Permission denied" in match["message"]
+
+
+def test_one_bad_source_means_nothing_is_written(tmp_path):
+    bad = tmp_path / "xxe.xml"
+    bad.write_text(EXTERNAL_ENTITY)
+    out = tmp_path / "out"
+    result = run_import(FIXTURES / "estate", bad, "--output", out)
+    assert result.exit_code == 2
+    _nothing_written(out)
+
+
+def test_bad_yaml_in_the_output_directory_is_an_error(tmp_path):
+    out = tmp_path / "out"
+    (out / "servers").mkdir(parents=True)
+    broken = out / "servers" / "broken.yaml"
+    broken.write_text("kind: Server\nmetadata: {name: X\n")
+    match = _one_error(run_import(FIXTURES / "estate", "--output", out), broken)
+    assert match["line"] != "0"
+    assert broken.read_text() == "kind: Server\nmetadata: {name: X\n"
+
+
+def test_sources_are_required(tmp_path):
+    result = run_import("--output", tmp_path)
+    assert result.exit_code == 2
+    assert "Missing argument" in result.stderr
+
+
+def test_output_is_required(tmp_path):
+    result = run_import(FIXTURES / "estate")
+    assert result.exit_code == 2
+    assert "--output" in result.stderr
