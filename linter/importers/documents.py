@@ -70,6 +70,7 @@ class Fragment:
     guid: str | None = None
     if_new: list[tuple[Path, Any, Origin]] = field(default_factory=list)
     placeholder: str | None = None
+    mapi_store: bool = False  # a store of the MAPI hierarchy by its version (Get-PublicFolderDatabase)
 
     def set(self, path: Path, value: Any, origin: Origin) -> None:
         if value is not None:

@@ -319,7 +319,9 @@ class _Reader:
         public = cmdlet == "Get-PublicFolderDatabase"
         guid = obj.get("Guid")
         guid = normalize_guid(guid) if isinstance(guid, str) and guid.strip() else None
-        fragment = Fragment("PublicFolderDatabase" if public else "MailboxDatabase", name, self.origin(obj), guid=guid)
+        fragment = Fragment(
+            "PublicFolderDatabase" if public else "MailboxDatabase", name, self.origin(obj), guid=guid, mapi_store=public
+        )
         server = leaf_name(obj.get("Server"))
         if server:
             fragment.set(("spec", "server"), server, self.origin(obj, "Server"))

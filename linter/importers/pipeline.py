@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .documents import Collector, Conflict, merge
+from .documents import Collector, Conflict, Fragment, Item, merge
 from .errors import ImportWarning, Origin, SourceError
 from .sources import discover, read_source
 from .writer import FileChange, Incomplete, OutputTree, WriteResult
@@ -45,6 +45,33 @@ def _organization_name(explicit: str | None, tree: OutputTree, collector: Collec
     return DEFAULT_ORGANIZATION, why
 
 
+def _organization_lists(collector: Collector, tree: OutputTree) -> None:
+    """When an Organization document is written anyway, list in it the AD sites and
+    administrative groups the servers name (the references the linter resolves)."""
+    if tree.organization is None and not any(f.kind == "Organization" for f in collector.fragments):
+        return
+    fragment = Fragment("Organization", None, Origin(str(tree.root / "organization.yaml")))
+    for server in [f for f in collector.fragments if f.kind == "Server"]:
+        for path, value, origin in server.values:
+            if path in (("spec", "site"), ("spec", "adminGroup")):
+                field = "sites" if path[1] == "site" else "adminGroups"
+                fragment.set(("spec", field, Item(value), "name"), value, origin)
+    collector.add(fragment)
+
+
+def _mapi_hierarchy(collector: Collector, tree: OutputTree) -> None:
+    """Exchange 2007 and 2010 public folder databases (Get-PublicFolderDatabase) hold
+    the MAPI hierarchy only: name it from the Organization in the output directory,
+    when that defines exactly one."""
+    found = tree.mapi_hierarchies()
+    if len(found) != 1:
+        return
+    name, origin = found[0]
+    for fragment in collector.fragments:
+        if fragment.mapi_store:
+            fragment.set(("spec", "hierarchy"), name, origin)
+
+
 def run_import(sources: list[str], output: Path, organization: str | None = None, dry_run: bool = False) -> ImportResult:
     result = ImportResult()
     files, result.errors = discover(sources)
@@ -65,6 +92,8 @@ def run_import(sources: list[str], output: Path, organization: str | None = None
     if result.errors:
         return result
 
+    _organization_lists(collector, tree)
+    _mapi_hierarchy(collector, tree)
     org_name, why = _organization_name(organization, tree, collector)
     merged = merge(collector.fragments, org_name, tree.guids)
     if why and any(doc.kind == "Organization" for doc in merged.documents):

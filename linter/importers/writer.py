@@ -31,7 +31,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
 from ruamel.yaml.tokens import CommentToken
 
 from .documents import API_VERSION, NAME_FIELDS, REQUIRED, Document, Item, Leaf, dotted, normalize_guid
-from .errors import SourceError
+from .errors import Origin, SourceError
 from .exchange import TRANSPORT_CONFIG
 from .values import duration_ticks
 
@@ -50,6 +50,8 @@ ORDER: dict[str, list[str]] = {
     "transportConfig": list(TRANSPORT_CONFIG),
     "receiveConnectors": ["name", "ConnectionTimeout", "ConnectionInactivityTimeout"],
     "sendConnectors": ["name", "ConnectionInactivityTimeOut"],
+    "sites": ["name"],
+    "adminGroups": ["name", "siteFolderServer"],
 }
 _YAML11 = pyyaml.resolver.Resolver()
 
@@ -352,6 +354,23 @@ class OutputTree:
         metadata = yaml_file.documents[position].get("metadata")
         name = metadata.get("name") if isinstance(metadata, dict) else None
         return name if isinstance(name, str) else None
+
+    def mapi_hierarchies(self) -> list[tuple[str, "Origin"]]:
+        """Names (and positions) of the MAPI hierarchies of the existing Organization."""
+        if self.organization is None:
+            return []
+        yaml_file, position = self.organization
+        spec = yaml_file.documents[position].get("spec")
+        hierarchies = spec.get("hierarchies") if isinstance(spec, dict) else None
+        found = []
+        for item in hierarchies if isinstance(hierarchies, list) else []:
+            if isinstance(item, dict) and str(item.get("type", "")).upper() == "MAPI" and isinstance(item.get("name"), str):
+                try:
+                    line, column = item.lc.line + 1, item.lc.col + 1
+                except AttributeError:
+                    line, column = 1, 1
+                found.append((str(item["name"]), Origin(str(self.root / yaml_file.path), line, column)))
+        return found
 
     # Applying documents ---------------------------------------------------------
 

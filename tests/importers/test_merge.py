@@ -244,3 +244,32 @@ def test_edge_config_with_an_unreadable_value_warns(tmp_path):
     assert result.exit_code == 0
     assert f"{config}:3:1: warning: PFReplicaAgeThreshold is 'two days'" in result.stderr
     assert load_documents(tmp_path / "out") == {}
+
+
+def test_the_organization_lists_the_sites_and_admin_groups_its_servers_name(tmp_path):
+    out = tmp_path / "out"
+    assert run_import(FIXTURES / "estate", "--output", out).exit_code == 0
+    spec = find_document(out, "Organization", "Contoso")["spec"]
+    assert spec["sites"] == [{"name": "London"}, {"name": "Paris"}]
+    assert spec["adminGroups"] == [
+        {"name": "Exchange Administrative Group (FYDIBOHF23SPDLT)"}, {"name": "First Administrative Group"}
+    ]
+
+
+def test_no_organization_document_only_for_sites(tmp_path):
+    out = tmp_path / "out"
+    assert run_import(FIXTURES / "estate" / "GetExchangeServer.xml", "--output", out).exit_code == 0
+    assert not (out / "organization.yaml").exists()
+
+
+def test_stores_get_the_organizations_mapi_hierarchy(tmp_path):
+    out = tmp_path / "out"
+    assert run_import(FIXTURES / "estate", "--output", out).exit_code == 0
+    org = out / "organization.yaml"
+    _edit(org, "spec:\n", "spec:\n  hierarchies:\n    - {name: Public Folders, type: MAPI}\n    - {name: Projects, type: Application}\n")
+    result = run_import(FIXTURES / "estate", "--output", out)
+    assert result.exit_code == 0, result.stderr
+    assert "spec.hierarchy" not in result.stderr
+    for name in ("PFDB-LON-01", "PFDB-PAR-01"):
+        assert find_document(out, "PublicFolderDatabase", name)["spec"]["hierarchy"] == "Public Folders"
+    assert "  hierarchy: Public Folders  # from organization.yaml\n" in (out / "stores" / "pfdb-lon-01.yaml").read_text()
