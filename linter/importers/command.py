@@ -48,7 +48,10 @@ def import_command(sources: tuple[str, ...], output: Path, organization: str | N
     for error in result.errors:
         click.echo(str(error), err=True)
     if result.errors:
-        click.echo(f"error: {len(result.errors)} source(s) could not be imported; nothing was written", err=True)
+        if result.write_started:
+            click.echo("error: the output directory could not be fully written", err=True)
+        else:
+            click.echo(f"error: {len(result.errors)} problem(s); nothing was written", err=True)
         raise SystemExit(2)
 
     for warning in result.warnings:

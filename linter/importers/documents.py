@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .errors import ImportWarning, Origin
+from .values import duration_ticks
 
 API_VERSION = "exlint/v1"
 
@@ -119,7 +120,8 @@ def _show(value: Any) -> str:
 
 
 def same_key(path: Path, value: Any) -> Any:
-    """What two values are compared by: names case-insensitively, lists as sets."""
+    """What two values are compared by: names case-insensitively, durations by
+    length, lists as sets."""
     last = path[-1] if path else None
     if isinstance(value, bool):
         return ("bool", value)
@@ -130,7 +132,10 @@ def same_key(path: Path, value: Any) -> Any:
     if isinstance(value, datetime.date):
         return ("date", value.isoformat())
     if isinstance(value, str):
-        return ("str", value.casefold() if last in NAME_FIELDS or isinstance(last, Item) else value)
+        if last in NAME_FIELDS:
+            return ("str", value.casefold())
+        ticks = duration_ticks(value)
+        return ("duration", ticks) if ticks is not None else ("str", value)
     return ("other", repr(value))
 
 

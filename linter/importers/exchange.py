@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .clixml import DateTime, PSObject, TimeSpan, load_clixml
 from .documents import Collector, Fragment, Item, normalize_guid
@@ -352,7 +352,7 @@ class _Reader:
         "MailboxDatabase": ("database", "Get-MailboxDatabase"),
     }
 
-    def read(self, obj: Any, index: int) -> None:
+    def read(self, obj: Any) -> None:
         if not isinstance(obj, PSObject):
             self.skip(f"a bare {type(obj).__name__} value", None)
             return
@@ -375,6 +375,6 @@ class _Reader:
 
 def import_clixml(path: str | Path, data: bytes, collector: Collector, root: Node | None = None) -> None:
     reader = _Reader(str(path), collector)
-    for index, obj in enumerate(load_clixml(path, data, root)):
-        reader.read(obj, index)
+    for obj in load_clixml(path, data, root):
+        reader.read(obj)
     reader.finish()

@@ -20,6 +20,7 @@ class ImportResult:
     incomplete: list[Incomplete] = field(default_factory=list)
     changes: list[FileChange] = field(default_factory=list)
     sources: list[Path] = field(default_factory=list)
+    write_started: bool = False
 
     @property
     def exit_code(self) -> int:
@@ -103,7 +104,11 @@ def run_import(sources: list[str], output: Path, organization: str | None = None
     written = WriteResult()
     tree.apply(merged.documents, written)
     if not dry_run:
-        tree.write()
+        result.write_started = True
+        try:
+            tree.write()
+        except OSError as exc:
+            result.errors.append(SourceError(str(exc.filename or output), f"cannot write: {exc.strerror or exc}"))
     result.warnings = [str(w) for w in collector.warnings] + written.warnings
     result.conflicts = merged.conflicts
     result.incomplete = written.incomplete

@@ -171,3 +171,20 @@ def test_output_is_required(tmp_path):
     result = run_import(FIXTURES / "estate")
     assert result.exit_code == 2
     assert "--output" in result.stderr
+
+
+def test_output_that_is_a_file_is_an_error(tmp_path):
+    output = tmp_path / "out.yaml"
+    output.write_text("not a directory\n")
+    result = run_import(FIXTURES / "estate", "--output", output)
+    assert result.exit_code == 2
+    assert "is not a directory" in result.stderr or "Directory" in result.stderr
+
+
+def test_the_main_cli_has_the_import_command(tmp_path):
+    cli = pytest.importorskip("linter.cli").cli
+    from .conftest import runner
+
+    result = runner().invoke(cli, ["import", str(FIXTURES / "estate"), "--output", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "servers" / "ex07-lon-01.yaml").is_file()

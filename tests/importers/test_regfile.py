@@ -165,3 +165,17 @@ def test_any_values_read_the_same_from_both_encodings(values):
     expected = [(PF_KEY, name, "REG_DWORD" if isinstance(v, int) else "REG_SZ", v) for name, v in values.items()]
     assert [(v.key, v.name, v.type, v.value) for v in parse_reg("a.reg", v5)] == expected
     assert [(v.key, v.name, v.type, v.value) for v in parse_reg("b.reg", v4)] == expected
+
+
+def test_a_placeholder_store_is_renamed_when_its_capture_arrives(tmp_path):
+    out = tmp_path / "out"
+    assert run_import(UNICODE, "--output", out).exit_code == 0
+    placeholder = out / "stores" / "ex07-lon-01-public-6f1c2f4e-1f0b-4b4e-9a53-2c1d6a0b7e11.yaml"
+    assert find_document(out, "PublicFolderDatabase", "EX07-LON-01\\Public-6f1c2f4e-1f0b-4b4e-9a53-2c1d6a0b7e11")
+    result = run_import(FIXTURES / "estate" / "GetPublicFolderDatabase.xml", "--output", out)
+    assert result.exit_code == 0, result.stderr
+    store = find_document(out, "PublicFolderDatabase", "PFDB-LON-01")
+    assert store["spec"]["registry"]["Track Duplicates (in hours)"] == 24
+    assert store["spec"]["created"].isoformat() == "2006-03-14"
+    assert "name: PFDB-LON-01" in placeholder.read_text()
+    assert not (out / "stores" / "pfdb-lon-01.yaml").exists()
