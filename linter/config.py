@@ -13,6 +13,8 @@ from typing import Any
 
 import yaml
 
+from linter.loading.fast_yaml import load as _yaml_load
+
 from linter.findings import SEVERITIES
 
 CONFIG_NAME = ".exlint.yaml"
@@ -102,7 +104,7 @@ def read_config(path: Path) -> Config:
             raise ConfigError(f"{path}: invalid TOML: {exc}") from None
         return parse_config(data, path)
     try:
-        data = yaml.safe_load(text)
+        data = _yaml_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         position = f":{mark.line + 1}:{mark.column + 1}" if mark else ""

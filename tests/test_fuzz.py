@@ -17,6 +17,9 @@ from linter.policy.packs import load_rules
 from linter.resources import schemas_dir
 from linter.schema import KINDS
 
+from pathlib import Path
+
+REPO_ESTATE = Path(__file__).resolve().parent.parent / "samples" / "estate"
 EXAMPLES = int(os.environ.get("EXLINT_FUZZ_EXAMPLES", "2000"))
 SCHEMAS = {p.name: json.loads(p.read_text()) for p in schemas_dir().glob("*.json")}
 COMMON = SCHEMAS["common.json"]["$defs"]
@@ -138,3 +141,30 @@ def test_mutated_estates_never_crash(tmp_path_factory, data):
     for finding in findings:
         if finding.file is not None:
             assert finding.line >= 1 and finding.column >= 1, finding
+
+
+@settings(max_examples=max(200, EXAMPLES // 4), deadline=None, suppress_health_check=list(HealthCheck),
+          derandomize=True)
+@given(st.sampled_from(KINDS).flatmap(lambda kind: st.tuples(st.just(kind), mutated_document())))
+def test_fast_validity_check_agrees_with_jsonschema(pair):
+    from linter.schema import fast_check, validator
+
+    _, document = pair
+    kind = document.get("kind") if isinstance(document.get("kind"), str) else None
+    if kind not in KINDS:
+        return
+    document = json.loads(json.dumps(document, default=str))
+    assert fast_check(kind)(document) == validator(kind).is_valid(document)
+
+
+def test_validation_never_changes_the_document():
+    import copy
+
+    from linter.loading import load_text
+    from linter.schema import validate_document
+
+    text = (REPO_ESTATE / "organization.yaml").read_text()
+    document = load_text(text, "organization.yaml").documents[0]
+    before = copy.deepcopy(document.data)
+    validate_document(document)
+    assert document.data == before

@@ -8,7 +8,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from linter.findings import Finding
+from linter.findings import Finding, format_path
 from linter.loading.nodes import MAX_DEPTH, ConstructError, construct
 from linter.loading.text import TextError, decode, split_documents
 
@@ -31,12 +31,12 @@ class Document:
     line: int
     column: int
     data: Any
-    marks: dict[tuple, tuple[int, int]]
+    marks: dict[str, tuple[int, int]]  # dotted path ("spec.replicas[1]") -> (line, column)
 
     def position(self, path: tuple) -> tuple[int, int]:
         """Where ``path`` is written, or its nearest written ancestor."""
         for cut in range(len(path), -1, -1):
-            mark = self.marks.get(path[:cut])
+            mark = self.marks.get(format_path(path[:cut]))
             if mark is not None:
                 return mark
         return self.line, self.column
@@ -63,7 +63,7 @@ def load_text(text: str, path: str) -> LoadedFile:
                 if root is None:
                     continue
                 try:
-                    built = construct(root, chunk.first_line)
+                    built = construct(root, chunk.first_line, "*" in chunk.text)
                 except ConstructError as exc:
                     loaded.findings.append(_syntax_finding(path, exc.rule, exc.message, exc.line, exc.column))
                     index += 1

@@ -53,7 +53,7 @@ class Constructed:
     data: Any
     # path -> (line, column), 1-based. For a scalar or flow value: where the value
     # is written; for a block collection under a key: where its key is written.
-    marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # keyed by dotted path
     duplicates: list[DuplicateKey] = field(default_factory=list)
 
 
@@ -107,8 +107,9 @@ def _scalar(node: ScalarNode, line_offset: int) -> Any:
     raise ConstructError("EXL001", f"unsupported tag {node.tag!r}: exlint reads plain YAML data only; remove the tag", line, column)
 
 
-def construct(root: Node, line_offset: int = 0) -> Constructed:
-    size = _expanded_size(root)
+def construct(root: Node, line_offset: int = 0, may_alias: bool = True) -> Constructed:
+    """``may_alias=False`` (the text holds no ``*``) skips the alias-bomb measure."""
+    size = _expanded_size(root) if may_alias else 0
     if size > MAX_EXPANDED_NODES:
         line, column = _pos(root, line_offset)
         raise ConstructError(
@@ -119,7 +120,7 @@ def construct(root: Node, line_offset: int = 0) -> Constructed:
             column,
         )
     out = Constructed(None)
-    out.data = _build(root, (), 0, line_offset, out, None)
+    out.data = _build(root, (), "", 0, line_offset, out, None)
     return out
 
 
@@ -129,17 +130,18 @@ def _check_tag(node: Node, line_offset: int) -> None:
         raise ConstructError("EXL001", f"unsupported tag {node.tag!r}: exlint reads plain YAML data only; remove the tag", line, column)
 
 
-def _build(node: Node, path: Path, depth: int, off: int, out: Constructed, key_pos) -> Any:
+def _build(node: Node, path: Path, dotted: str, depth: int, off: int, out: Constructed, key_pos) -> Any:
     if depth > MAX_DEPTH:
         line, column = _pos(node, off)
         raise ConstructError("EXL001", f"nesting deeper than {MAX_DEPTH} levels; this is not an exlint document", line, column)
     _check_tag(node, off)
     is_block = not getattr(node, "flow_style", False) and not isinstance(node, ScalarNode)
-    out.marks.setdefault(path, key_pos if (is_block and key_pos) else _pos(node, off))
+    out.marks.setdefault(dotted, key_pos if (is_block and key_pos) else _pos(node, off))
     if isinstance(node, ScalarNode):
         return _scalar(node, off)
     if isinstance(node, SequenceNode):
-        return [_build(item, path + (i,), depth + 1, off, out, None) for i, item in enumerate(node.value)]
+        return [_build(item, path + (i,), f"{dotted}[{i}]", depth + 1, off, out, None)
+                for i, item in enumerate(node.value)]
     result: dict[str, Any] = {}
     first_seen: dict[str, int] = {}
     for key_node, value_node in _merged_pairs(node, off):
@@ -152,8 +154,9 @@ def _build(node: Node, path: Path, depth: int, off: int, out: Constructed, key_p
         if key in first_seen:
             out.duplicates.append(DuplicateKey(path, key, kpos[0], kpos[1], first_seen[key]))
         first_seen.setdefault(key, kpos[0])
-        out.marks.pop(path + (key,), None)
-        result[key] = _build(value_node, path + (key,), depth + 1, off, out, kpos)
+        child = f"{dotted}.{key}" if dotted else key
+        out.marks.pop(child, None)
+        result[key] = _build(value_node, path + (key,), child, depth + 1, off, out, kpos)
     return result
 
 

@@ -77,13 +77,14 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
             record[key + "__text"] = spec.default_text
 
 
-def _marks_for(document, prefix: tuple) -> dict[str, list[int]]:
-    """Positions of every path under ``prefix``, keyed by their dotted path."""
-    size = len(prefix)
+def _marks_for(document, prefix: str) -> dict:
+    """Positions of every path under ``prefix`` (dotted path -> (line, column))."""
+    if not prefix:
+        return document.marks  # shared, never mutated
+    dotted, indexed = prefix + ".", prefix + "["
     return {
-        format_path(path): [line, col]
-        for path, (line, col) in document.marks.items()
-        if path[:size] == prefix
+        path: mark for path, mark in document.marks.items()
+        if path == prefix or path.startswith(dotted) or path.startswith(indexed)
     }
 
 
@@ -109,7 +110,7 @@ def build_records(table: TableSpec, document, data: dict, entity_name: str) -> l
             "_prefix": format_path(prefix),
             "_line": document.line,
             "_column": document.column,
-            "_marks": _marks_for(document, prefix),
+            "_marks": _marks_for(document, format_path(prefix)),
             "name": name.lower() if name else None,
             "name__text": name,
         }

@@ -10,6 +10,8 @@ import re
 
 import yaml
 
+from linter.loading.fast_yaml import load as _yaml_load
+
 from linter.model import units
 
 _TABLES_FILE = Path(__file__).with_name("tables.yaml")
@@ -89,7 +91,7 @@ def _split(path: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def load_tables() -> dict[str, TableSpec]:
-    raw = yaml.safe_load(_TABLES_FILE.read_text(encoding="utf-8"))
+    raw = _yaml_load(_TABLES_FILE.read_text(encoding="utf-8"))
     tables: dict[str, TableSpec] = {}
     for table_name, body in raw.items():
         fields: dict[str, FieldSpec] = {}

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import yaml
 
+from linter.loading.fast_yaml import load as _yaml_load, load_all as _yaml_load_all
+
 from linter.estate import build_estate
 from linter.loading import load_text
 
@@ -31,7 +33,7 @@ class ExampleError(ValueError):
 
 
 def base_documents() -> list[dict]:
-    return [d for d in yaml.safe_load_all(BASE_FILE.read_text(encoding="utf-8")) if d]
+    return [d for d in _yaml_load_all(BASE_FILE.read_text(encoding="utf-8")) if d]
 
 
 def merge_patch(target, patch):

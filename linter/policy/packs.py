@@ -30,6 +30,8 @@ from typing import Any
 
 import yaml
 
+from linter.loading.fast_yaml import load as _yaml_load
+
 from linter.findings import SEVERITIES
 from linter.model.tables import TableSpec, load_tables
 from linter.policy.expr import ExprError, Node, parse, walk
@@ -401,7 +403,7 @@ def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict
 
 def _read_pack(path: Path) -> list:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = _yaml_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise PackError(f"{path}: cannot read rule pack: {exc}") from None
     except yaml.YAMLError as exc:

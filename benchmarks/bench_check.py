@@ -1,0 +1,130 @@
+"""exlint check vs yamllint -d relaxed, side by side in one run.
+
+    python benchmarks/bench_check.py [--stores 1000] [--repeat 5]
+
+Measures the wall time of whole commands (start-up included, as a pre-commit
+hook or CI step sees it) on one store file and on a generated config repo of
+N store files (plus the Organization and the servers they reference), and prints
+the ratio exlint / yamllint. yamllint does far less (syntax and style only), but
+it is what users already run in their hooks.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ORG = """apiVersion: exlint/v1
+kind: Organization
+metadata: {name: bench}
+spec:
+  hierarchies: [{name: Public Folders, type: MAPI}]
+  adminGroups: [{name: AG1, siteFolderServer: EX10-S000-01}]
+  sites: [%s]
+  siteLinks: [%s]
+"""
+SERVER = """apiVersion: exlint/v1
+kind: Server
+metadata:
+  name: {name}
+spec:
+  version: "2010"
+  servicePack: 3
+  site: {site}
+  adminGroup: AG1
+  roles: [Mailbox, HubTransport]
+  dag: DAG-{dag}
+"""
+STORE = """# store {index}: owner messaging-team, change CHG-{index:05d}
+apiVersion: exlint/v1
+kind: PublicFolderDatabase
+metadata:
+  name: PFDB-{index:05d}
+  labels: {{owner: messaging-team}}
+spec:
+  server: {server}
+  hierarchy: Public Folders
+  guid: 6f1c2f4e-1f0b-4b4e-9a53-{index:012d}
+  created: 2010-03-14
+  emailAddress: pfdb-{index:05d}@bench.example
+  registry:
+    DeliveredTo Expiration in Hours: 168
+    Background Cleanup (in msecs): 60000
+    Replication Send Status Timeout: 86400
+  replication:
+    Replication Send Always: 15m
+    Replication Message Size Limit: 300KB
+  referrals:
+    useCustomList: false
+"""
+
+
+def make_repo(root: Path, stores: int) -> Path:
+    sites = max(2, stores // 100)
+    (root / "stores").mkdir(parents=True)
+    (root / "servers").mkdir()
+    (root / ".exlint.yaml").write_text("{}\n")
+    site_names = [f"Site{s:03d}" for s in range(sites)]
+    links = ", ".join(f"{{name: L{s}, sites: [Site000, Site{s:03d}], cost: 10}}" for s in range(1, sites))
+    (root / "organization.yaml").write_text(ORG % (", ".join(f"{{name: {n}}}" for n in site_names), links))
+    servers = []
+    for s in range(sites):
+        for n in range(1, 3):
+            name = f"EX10-S{s:03d}-{n:02d}"
+            servers.append(name)
+            (root / "servers" / f"{name}.yaml").write_text(SERVER.format(name=name, site=site_names[s], dag=s))
+    for index in range(stores):
+        server = servers[index % len(servers)]
+        # one store per server per hierarchy: give every store its own server when needed
+        if index >= len(servers):
+            server = f"EX10-X{index:05d}"
+            (root / "servers" / f"{server}.yaml").write_text(
+                SERVER.format(name=server, site=site_names[index % sites], dag=index % sites))
+        (root / "stores" / f"pfdb-{index:05d}.yaml").write_text(STORE.format(index=index, server=server))
+    return root
+
+
+def timed(command: list[str], repeat: int, cwd: Path) -> float:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--stores", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    yamllint = shutil.which("yamllint")
+    if yamllint is None:
+        print("yamllint is not installed: pip install yamllint", file=sys.stderr)
+        return 2
+    exlint = [sys.executable, "-m", "linter", "check"]
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = make_repo(Path(tmp) / "repo", args.stores)
+        one = repo / "stores" / "pfdb-00000.yaml"
+        check = subprocess.run(exlint + ["."], cwd=repo, capture_output=True, text=True)
+        print(f"exlint on the generated repo: exit {check.returncode}; {check.stdout.strip().splitlines()[-1]}")
+        rows = []
+        for label, target in (("one store file", one), (f"{args.stores} store files (whole repo)", repo)):
+            ours = timed(exlint + [str(target)], args.repeat, repo)
+            theirs = timed([yamllint, "-d", "relaxed", str(target)], args.repeat, repo)
+            rows.append((label, ours, theirs))
+        print(f"\n{'case':<36} {'exlint s':>9} {'yamllint s':>11} {'ratio':>7}")
+        for label, ours, theirs in rows:
+            print(f"{label:<36} {ours:>9.3f} {theirs:>11.3f} {ours / theirs:>7.2f}")
+        print("\ntargets: ratio <= 1.0 on one file, <= 0.25 on the tree (median of"
+              f" {args.repeat} runs each, measured in this run)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
