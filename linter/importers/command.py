@@ -57,7 +57,7 @@ def import_command(sources: tuple[str, ...], output: Path, organization: str | N
     for warning in result.warnings:
         click.echo(warning, err=True)
     for incomplete in result.incomplete:
-        click.echo(f"{output / incomplete.path}: warning: {str(incomplete).split(': warning: ', 1)[1]}", err=True)
+        click.echo(f"{output / incomplete.path}: warning: {incomplete.message}", err=True)
     for conflict in result.conflicts:
         click.echo(str(conflict), err=True)
 

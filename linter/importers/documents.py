@@ -93,7 +93,6 @@ class Document:
     kind: str
     name: str
     values: dict[Path, Leaf] = field(default_factory=dict)
-    origins: list[Origin] = field(default_factory=list)
 
 
 @dataclass
@@ -183,12 +182,11 @@ def merge(
     documents: dict[tuple[str, str], Document] = {}
     candidates: dict[tuple[str, str], dict[Path, dict[Any, Leaf]]] = {}
 
-    def document(kind: str, name: str, origin: Origin) -> tuple[str, str]:
+    def document(kind: str, name: str) -> tuple[str, str]:
         key = (kind, name.casefold())
         if key not in documents:
             documents[key] = Document(kind, name)
             candidates[key] = {}
-        documents[key].origins.append(origin)
         return key
 
     def add_values(key: tuple[str, str], values: list[tuple[Path, Any, Origin]]) -> None:
@@ -200,9 +198,9 @@ def merge(
     # 1. Documents named by their sources; remember their GUIDs.
     for fragment in fragments:
         if fragment.kind == "Organization":
-            key = document("Organization", organization_name, fragment.origin)
+            key = document("Organization", organization_name)
         elif fragment.name is not None:
-            key = document(fragment.kind, fragment.name, fragment.origin)
+            key = document(fragment.kind, fragment.name)
             if fragment.guid:
                 known_guids.setdefault((fragment.kind, normalize_guid(fragment.guid)), fragment.name)
         else:
@@ -217,10 +215,10 @@ def merge(
         if name is None:
             name = fragment.placeholder or normalize_guid(fragment.guid or "")
             known_guids[(fragment.kind, normalize_guid(fragment.guid or ""))] = name
-            key = document(fragment.kind, name, fragment.origin)
+            key = document(fragment.kind, name)
             add_values(key, fragment.if_new)
         else:
-            key = document(fragment.kind, name, fragment.origin)
+            key = document(fragment.kind, name)
         add_values(key, fragment.values)
 
     conflicts: list[Conflict] = []

@@ -50,7 +50,7 @@ def _is_reg(data: bytes) -> bool:
     elif head.startswith(codecs.BOM_UTF16_BE):
         text = head[2:].decode("utf-16-be", "ignore")
     else:
-        text = head.decode("latin-1").lstrip("\ufeff").removeprefix("ï»¿")
+        text = head.removeprefix(codecs.BOM_UTF8).decode("latin-1")
     text = text.lstrip()
     return text.startswith(HEADER_V5) or text.startswith(HEADER_V4)
 

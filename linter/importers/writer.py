@@ -13,6 +13,7 @@ not rewritten at all.
 """
 from __future__ import annotations
 
+import codecs
 import datetime
 import json
 import os
@@ -139,7 +140,7 @@ def _comment_text(leaf: Leaf) -> str:
     return "# " + COMMENT_PREFIX + ", ".join(leaf.labels)
 
 
-def _set_comment(node: Any, key: Any, leaf: Leaf, replace_admin: bool = False) -> None:
+def _set_comment(node: Any, key: Any, leaf: Leaf) -> None:
     """Put ``# from …`` after the value of ``key``; an admin's own comment there is kept."""
     entry = node.ca.items.setdefault(key, [None, None, None, None])
     token = entry[2]
@@ -149,7 +150,7 @@ def _set_comment(node: Any, key: Any, leaf: Leaf, replace_admin: bool = False) -
         return
     first, newline, rest = token.value.partition("\n")
     stripped = first.strip()
-    if stripped and not stripped.startswith("# " + COMMENT_PREFIX) and not replace_admin:
+    if stripped and not stripped.startswith("# " + COMMENT_PREFIX):
         return
     entry[2] = CommentToken(" " + text + newline + rest if newline else " " + text + "\n", CommentMark(0))
 
@@ -171,6 +172,7 @@ class YamlFile:
     changed: bool = False
     needs_dump: bool = False
     patches: dict[int, str] = field(default_factory=dict)
+    bom: bool = False
 
     def structural_change(self) -> None:
         self.changed = True
@@ -217,13 +219,16 @@ class YamlFile:
             lines = self.text.splitlines(keepends=True)
             for line, replacement in self.patches.items():
                 lines[line] = replacement
-            return "".join(lines)
+            return "\ufeff" * self.bom + "".join(lines)
         stream = StringIO()
         y = _yaml(self.indent, self.explicit_start or len(self.documents) > 1)
         y.dump_all(self.documents, stream)
-        preamble = _preamble(self.text)
+        preamble = _preamble(self.text).replace("\r\n", "\n")
         dumped = stream.getvalue()
-        return dumped if dumped.startswith(preamble) else preamble + dumped
+        dumped = dumped if dumped.startswith(preamble) else preamble + dumped
+        if self.text and "\r\n" in self.text:
+            dumped = dumped.replace("\n", "\r\n")
+        return "\ufeff" * self.bom + dumped
 
 
 @dataclass
@@ -240,10 +245,10 @@ class Incomplete:
     path: Path
     missing: list[str]
 
-    def __str__(self) -> str:
-        fields = ", ".join(self.missing)
+    @property
+    def message(self) -> str:
         return (
-            f"{self.path}: warning: {self.kind} {self.name}: the sources do not give {fields}, "
+            f"{self.kind} {self.name}: the sources do not give {', '.join(self.missing)}, "
             "which the input model requires: fill it in (a re-import keeps it)"
         )
 
@@ -316,7 +321,9 @@ class OutputTree:
 
     def _load_file(self, path: Path) -> None:
         try:
-            text = path.read_text(encoding="utf-8-sig")
+            data = path.read_bytes()
+            bom = data.startswith(codecs.BOM_UTF8)
+            text = data[len(codecs.BOM_UTF8) if bom else 0 :].decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise SourceError(str(path), f"cannot read existing output file: {exc}") from None
         try:
@@ -329,7 +336,7 @@ class OutputTree:
             raise SourceError(str(path), f"cannot update this existing YAML file: {exc}") from None
         first = next((l.strip() for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#")), "")
         relative = path.relative_to(self.root)
-        yaml_file = YamlFile(relative, documents, text, first.startswith("---"), _guess_indent(text))
+        yaml_file = YamlFile(relative, documents, text, first.startswith("---"), _guess_indent(text), bom=bom)
         self.files[relative] = yaml_file
         for position, doc in enumerate(documents):
             if not isinstance(doc, dict) or doc.get("kind") not in self.KINDS:
@@ -421,7 +428,7 @@ class OutputTree:
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".exlint-import-", suffix=".tmp")
             try:
-                with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+                with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
                     out.write(text)
                 os.replace(temporary, target)
             except BaseException:

@@ -273,3 +273,18 @@ def test_stores_get_the_organizations_mapi_hierarchy(tmp_path):
     for name in ("PFDB-LON-01", "PFDB-PAR-01"):
         assert find_document(out, "PublicFolderDatabase", name)["spec"]["hierarchy"] == "Public Folders"
     assert "  hierarchy: Public Folders  # from organization.yaml\n" in (out / "stores" / "pfdb-lon-01.yaml").read_text()
+
+
+def test_crlf_and_bom_files_keep_their_bytes_except_the_changed_value(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    original = (
+        "\ufeffapiVersion: exlint/v1\r\nkind: Server\r\nmetadata:\r\n  name: EX10-PAR-01\r\nspec:\r\n"
+        "  version: '2007'   # typed by hand\r\n  servicePack: 3\r\n  site: \"Paris\"\r\n"
+        "  adminGroup: Exchange Administrative Group (FYDIBOHF23SPDLT)\r\n  roles: [HubTransport, Mailbox]\r\n"
+    ).encode("utf-8")
+    path = out / "paris.yaml"
+    path.write_bytes(original)
+    result = run_import(FIXTURES / "estate" / "GetExchangeServer.xml", "--output", out)
+    assert result.exit_code == 0, result.stderr
+    assert path.read_bytes() == original.replace(b"'2007'", b"'2010'")
