@@ -402,9 +402,11 @@ class OutputTree:
                 yaml_file = self.files.get(path)
                 if yaml_file is None:
                     yaml_file = self.files[path] = YamlFile(path, [])
+                if all(existing is None for existing in yaml_file.documents):
+                    yaml_file.documents.clear()  # an empty or comment-only file
                 yaml_file.documents.append(data)
                 yaml_file.structural_change()
-                if yaml_file.text is not None:
+                if len(yaml_file.documents) > 1:
                     yaml_file.explicit_start = True  # a file with several documents
             else:
                 yaml_file, position = found
