@@ -72,8 +72,15 @@ def cli():
 @click.option("--root", type=click.Path(file_okay=False),
               help="Config repo root: load it all to resolve references, report only PATHS.")
 @click.option("--no-inline-suppressions", is_flag=True, help="Ignore '# exlint: disable=' comments (for audits).")
-def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions):
+@click.option("--baseline", type=click.Path(dir_okay=False),
+              help="Report and fail only on findings not recorded in this baseline.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False),
+              help="Record today's findings in this baseline file (exit 0).")
+def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions,
+          baseline, write_baseline):
     """Lint YAML files and directories."""
+    from linter.baseline import BaselineError, apply_baseline, read_baseline
+    from linter.baseline import write_baseline as record_baseline
     from linter.config import ConfigError
     from linter.loading import InputError
     from linter.policy.packs import PackError
@@ -88,6 +95,30 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         result = lint(options)
     except (InputError, ConfigError, PackError) as exc:
         raise ExitError(str(exc)) from None
+    if write_baseline:
+        from pathlib import Path
+
+        try:
+            record_baseline(Path(write_baseline), result.findings)
+        except OSError as exc:
+            raise ExitError(f"{write_baseline}: cannot write baseline: {exc.strerror or exc}") from None
+        click.echo(f"exlint: recorded {len(result.findings)} finding(s) in {write_baseline}", err=True)
+        sys.exit(0)
+    if baseline:
+        from pathlib import Path
+
+        try:
+            outcome = apply_baseline(result.findings, read_baseline(Path(baseline)))
+        except BaselineError as exc:
+            raise ExitError(str(exc)) from None
+        result.findings = outcome.kept
+        result.baseline_suppressed = outcome.suppressed
+        result.baseline_fixed = outcome.fixed
+        for entry in outcome.fixed:
+            where = entry.get("file") or "<estate>"
+            click.echo(f"exlint: fixed since the baseline: {where}: {entry.get('rule')} {entry.get('message')}", err=True)
+        click.echo(f"exlint: baseline: {outcome.suppressed} known finding(s) not reported, "
+                   f"{len(outcome.fixed)} fixed", err=True)
     write_reports(result, formats, outputs)
     threshold = fail_on or result.config.fail_on or "error"
     sys.exit(1 if result.failed(threshold) else 0)

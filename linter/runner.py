@@ -35,6 +35,9 @@ class Result:
     estate: Estate | None = None
     root: Path | None = None
     loaded: list[LoadedFile] = field(default_factory=list)
+    reported_files: set[str] = field(default_factory=set)
+    baseline_suppressed: int = 0
+    baseline_fixed: list[dict] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         counts = {"error": 0, "warning": 0, "info": 0}
@@ -119,7 +122,8 @@ def lint(options: Options) -> Result:
         unused = finalize(unused_suppressions(suppressions), rules, config, options.select, options.ignore)
         findings.extend(unused)
     documents = sum(len(lf.documents) for lf in loaded if lf.path in reported_files)
-    return Result(sort_findings(findings), len(reported_files), documents, config, rules, estate, root, loaded)
+    return Result(sort_findings(findings), len(reported_files), documents, config, rules, estate, root, loaded,
+                  reported_files)
 
 
 def finalize(findings, rules, config: Config, select=(), ignore=()) -> list[Finding]:

@@ -8,12 +8,15 @@ from linter import __version__
 
 def document(result) -> dict:
     counts = result.counts()
-    return {
+    body = {
         "version": "1",
         "tool": {"name": "exlint", "version": __version__},
         "findings": [f.as_dict() for f in result.findings],
         "summary": {"files": result.files, "documents": result.documents, **counts},
     }
+    if getattr(result, "baseline_suppressed", 0) or getattr(result, "baseline_fixed", None):
+        body["baseline"] = {"suppressed": result.baseline_suppressed, "fixed": result.baseline_fixed}
+    return body
 
 
 def render(result, colour: bool = False) -> str:
