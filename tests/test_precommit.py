@@ -35,7 +35,7 @@ def scratch(tmp_path_factory):
     repo = work / "config-repo"
     shutil.copytree(ESTATE, repo)
     (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {REPO}\n    rev: {head}\n    hooks:\n      - id: exlint\n        exclude: ^\\.pre-commit-config\\.yaml$\n")
+        f"repos:\n  - repo: {REPO}\n    rev: {head}\n    hooks:\n      - id: exlint\n")
     env = {**os.environ, "PRE_COMMIT_HOME": str(work / "cache"), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid", "NO_COLOR": "1"}
     env.pop("GITHUB_ACTIONS", None)

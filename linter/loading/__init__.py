@@ -164,6 +164,8 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
                             seen.add(candidate)
                             found.append(candidate)
         elif path.exists() or path.is_symlink():
+            if path.name == ".exlint.yaml":
+                continue  # the configuration file, validated as such
             if path not in seen:
                 seen.add(path)
                 found.append(path)
