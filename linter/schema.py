@@ -257,8 +257,8 @@ def validate_document(document) -> tuple[list[Finding], bool]:
     data = document.data
     file = document.file
 
-    def at(path, rule, message, severity="error", entity=None):
-        line, column = document.position(path)
+    def at(path, rule, message, severity="error", entity=None, on_key=False):
+        line, column = document.key_position(path) if on_key else document.position(path)
         return Finding(rule, severity, message, file, line, column, format_path(path) or None, entity)
 
     if not isinstance(data, dict):
@@ -291,7 +291,7 @@ def validate_document(document) -> tuple[list[Finding], bool]:
         if path in seen_paths:
             continue
         seen_paths.add(path)
-        findings.append(at(path, "EXL003", message, entity=entity))
+        findings.append(at(path, "EXL003", message, entity=entity, on_key=error.validator == "additionalProperties"))
     for path, value in _oversized_integers(data, ()):
         if path not in seen_paths:
             findings.append(at(path, "EXL003", f"{format_path(path)} is {str(value)[:24]}..., an integer too large "
@@ -313,7 +313,7 @@ def validate_document(document) -> tuple[list[Finding], bool]:
             hint = f"; did you mean {suggestion!r}?" if suggestion else ""
             findings.append(
                 Finding("EXL005", "warning", f"unknown {label} name {key!r}: Exchange ignores it{hint}",
-                        file, *document.position(mapping + (key,)), format_path(mapping + (key,)), entity,
+                        file, *document.key_position(mapping + (key,)), format_path(mapping + (key,)), entity,
                         extra=(("suggestion", suggestion),) if suggestion else ())
             )
     return findings, entity is not None

@@ -65,7 +65,7 @@ def test_broken_file_fails_with_positioned_findings(scratch):
         relative = store.relative_to(repo).as_posix()
         line = len(original.splitlines()) + 1
         assert f"{relative}:{line}:3: EXL003 [error] unknown field 'sever' in spec; did you mean 'server'?" \
-            in result.stdout
+            in result.stdout, result.stdout
     finally:
         store.write_text(original)
         run("git", "add", str(store), cwd=repo, env=env)

@@ -32,6 +32,12 @@ class Document:
     column: int
     data: Any
     marks: dict[str, tuple[int, int]]  # dotted path ("spec.replicas[1]") -> (line, column)
+    key_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # where mapping keys are written
+
+    def key_position(self, path: tuple) -> tuple[int, int]:
+        """Where the key of ``path`` is written (an unknown or misspelt key is reported there)."""
+        mark = self.key_marks.get(format_path(path))
+        return mark if mark is not None else self.position(path)
 
     def position(self, path: tuple) -> tuple[int, int]:
         """Where ``path`` is written, or its nearest written ancestor."""
@@ -92,7 +98,8 @@ def load_text(text: str, path: str) -> LoadedFile:
                             None,
                         )
                     )
-                loaded.documents.append(Document(path, index, line, column, built.data, built.marks))
+                loaded.documents.append(Document(path, index, line, column, built.data, built.marks,
+                                                 built.key_marks))
                 index += 1
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark

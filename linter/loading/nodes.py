@@ -55,6 +55,7 @@ class Constructed:
     # is written; for a block collection under a key: where its key is written.
     marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # keyed by dotted path
     duplicates: list[DuplicateKey] = field(default_factory=list)
+    key_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # where each key is written
 
 
 def _pos(node: Node, line_offset: int) -> tuple[int, int]:
@@ -156,6 +157,7 @@ def _build(node: Node, path: Path, dotted: str, depth: int, off: int, out: Const
         first_seen.setdefault(key, kpos[0])
         child = f"{dotted}.{key}" if dotted else key
         out.marks.pop(child, None)
+        out.key_marks[child] = kpos
         result[key] = _build(value_node, path + (key,), child, depth + 1, off, out, kpos)
     return result
 
