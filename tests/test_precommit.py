@@ -83,7 +83,11 @@ def test_single_staged_file_resolves_references_into_unchanged_files(scratch):
         result = run("pre-commit", "run", cwd=repo, env=env, check=False)
         assert result.returncode == 0, result.stdout + result.stderr
         # and a replica naming a store that exists nowhere is still caught from that one file
-        store = next((repo / "stores").glob("*.yaml")).read_text().split("name: ", 1)[1].split("\n", 1)[0].strip()
+        import yaml
+
+        first = next(d for d in yaml.safe_load_all(original) if d and d["spec"].get("replicas"))
+        store = first["spec"]["replicas"][0]
+        assert store in original
         folders.write_text(original.replace(store, "PFDB-DOES-NOT-EXIST", 1))
         run("git", "add", str(folders), cwd=repo, env=env)
         result = run("pre-commit", "run", cwd=repo, env=env, check=False)
