@@ -195,6 +195,9 @@ def schema(kind):
 
 
 def _register_optional_commands() -> None:
+    from linter.generate import generate_command
+
+    cli.add_command(generate_command)
     try:
         from linter.importers.command import import_command
     except ImportError:  # pragma: no cover - importers not present
