@@ -10,7 +10,7 @@ import click
 
 from linter import __version__
 
-FORMATS = ("text", "json", "sarif", "junit", "github")
+FORMATS = ("text", "json", "sarif", "junit", "github", "html")
 SEVERITY_CHOICE = click.Choice(["error", "warning", "info"])
 FAIL_ON_CHOICE = click.Choice(["error", "warning", "info", "never"])
 
@@ -29,7 +29,7 @@ def _renderer(name: str):
     return importlib.import_module(f"linter.reports.{module}").render
 
 
-def write_reports(result, formats, outputs) -> None:
+def write_reports(result, formats, outputs, progress=None) -> None:
     formats = list(formats) or (["github"] if os.environ.get("GITHUB_ACTIONS") == "true" else ["text"])
     outputs = list(outputs)
     if len(outputs) > len(formats):
@@ -37,8 +37,12 @@ def write_reports(result, formats, outputs) -> None:
     stdout_formats = formats[len(outputs):]
     if len(stdout_formats) > 1:
         raise ExitError("only one format can go to standard output: give an --output for the others")
+    if progress is not None:
+        progress.stage("write", total=len(formats), unit="reports")
     for fmt, path in zip(formats, outputs):
         text = _renderer(fmt)(result, colour=False)
+        if progress is not None:
+            progress.advance()
         try:
             tmp = f"{path}.tmp-{os.getpid()}"
             with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
@@ -46,6 +50,8 @@ def write_reports(result, formats, outputs) -> None:
             os.replace(tmp, path)
         except OSError as exc:
             raise ExitError(f"{path}: cannot write report: {exc.strerror or exc}") from None
+    if progress is not None and stdout_formats:
+        progress.done()
     for fmt in stdout_formats:
         colour = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         click.echo(_renderer(fmt)(result, colour=colour), nl=False)
@@ -76,8 +82,12 @@ def cli():
               help="Report and fail only on findings not recorded in this baseline.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False),
               help="Record today's findings in this baseline file (exit 0).")
+@click.option("--compare", type=click.Path(exists=True),
+              help="Earlier findings (a --format json file, or a directory of JSON Lines/Parquet findings): "
+                   "the html report shows what is new and what was fixed since.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress display on a terminal.")
 def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions,
-          baseline, write_baseline):
+          baseline, write_baseline, compare, quiet):
     """Lint YAML files and directories."""
     from linter.baseline import BaselineError, apply_baseline, read_baseline
     from linter.baseline import write_baseline as record_baseline
@@ -91,10 +101,15 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         select=_split(select), ignore=_split(ignore),
         inline_suppressions=not no_inline_suppressions,
     )
+    from linter.progress import Progress
+
+    progress = Progress(enabled=not quiet)
     try:
-        result = lint(options)
+        result = lint(options, progress)
     except (InputError, ConfigError, PackError) as exc:
+        progress.done(summary=False)
         raise ExitError(str(exc)) from None
+    progress.clear()
     if write_baseline:
         from pathlib import Path
 
@@ -119,7 +134,18 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
             click.echo(f"exlint: fixed since the baseline: {where}: {entry.get('rule')} {entry.get('message')}", err=True)
         click.echo(f"exlint: baseline: {outcome.suppressed} known finding(s) not reported, "
                    f"{len(outcome.fixed)} fixed", err=True)
-    write_reports(result, formats, outputs)
+    if compare:
+        from linter.reports.html import CompareError, load_findings
+
+        try:
+            result.compare_findings = load_findings(compare)
+        except CompareError as exc:
+            progress.done(summary=False)
+            raise ExitError(str(exc)) from None
+        result.compare_label = compare
+    result.report_paths = list(paths)
+    write_reports(result, formats, outputs, progress)
+    progress.done()
     threshold = fail_on or result.config.fail_on or "error"
     sys.exit(1 if result.failed(threshold) else 0)
 

@@ -94,7 +94,11 @@ def resolve_setup(options: Options) -> tuple[Path | None, Config]:
     return root, config
 
 
-def lint(options: Options) -> Result:
+def lint(options: Options, progress=None) -> Result:
+    if progress is None:
+        from linter.progress import null
+
+        progress = null()
     root, config = resolve_setup(options)
     rules = {
         rule_id: rule
@@ -107,12 +111,20 @@ def lint(options: Options) -> Result:
         universe += [p for p in requested if p.resolve() not in known]
     else:
         universe = requested
-    loaded = [load_file(path, display_path(path)) for path in universe]
+    progress.stage("load", total=len(universe), unit="files")
+    loaded = []
+    for path in universe:
+        loaded.append(load_file(path, display_path(path)))
+        progress.advance()
+    progress.stage("validate", total=sum(len(lf.documents) for lf in loaded), unit="documents")
     estate = build_estate(loaded)
+    progress.advance(len(estate.documents))
     from linter.engines.local import LocalEngine
 
+    progress.stage("evaluate", total=len(rules), unit="rules")
     findings = list(estate.findings)
     findings.extend(LocalEngine(estate, rules).run())
+    progress.advance(len(rules))
     reported_files = {display_path(p) for p in requested}
     findings = [f for f in findings if f.file is None or f.file in reported_files]
     findings = finalize(findings, rules, config, options.select, options.ignore)
