@@ -32,10 +32,14 @@ class Scope:
     aggregates: dict = field(default_factory=dict)
 
 
+_SCOPED_NAMES = {"item", "value", "other", "organization"}
+
+
 class Evaluator:
     def __init__(self, estate: Estate):
         self.estate = estate
         self.tables = load_tables()
+        self._compiled: dict[int, Any] = {}
 
     # -- navigation -------------------------------------------------------
     def _target(self, table: TableSpec, name: str) -> TableSpec | None:
@@ -87,64 +91,100 @@ class Evaluator:
 
     # -- evaluation with three-valued logic ---------------------------------
     def eval(self, node: Node, scope: Scope) -> Any:
+        entry = self._compiled.get(id(node))
+        if entry is None or entry[0] is not node:
+            # the node is kept with its closure so that its id cannot be reused
+            entry = self._compiled[id(node)] = (node, self._compile(node))
+        return entry[1](scope)
+
+    def _compile(self, node: Node):
+        """The expression as nested closures: interpreting the tree for every
+        record costs several times more."""
         op, args = node.op, node.args
         if op == "const":
-            return args[0]
+            value = args[0]
+            return lambda scope: value
         if op == "field":
-            return self.nav(args, scope)[0]
-        if op == "and":
-            result = True
-            for arg in args:
-                value = self.eval(arg, scope)
-                if value is False:
-                    return False
-                if value is None:
-                    result = None
-            return result
-        if op == "or":
-            result = False
-            for arg in args:
-                value = self.eval(arg, scope)
-                if value is True:
-                    return True
-                if value is None:
-                    result = None
-            return result
+            path = args
+            if len(path) == 1 and path[0] not in _SCOPED_NAMES:
+                name = path[0]
+
+                def plain_field(scope):
+                    aggregates = scope.aggregates
+                    if aggregates and name in aggregates:
+                        return aggregates[name]
+                    return scope.record.get(name)
+                return plain_field
+            return lambda scope: self.nav(path, scope)[0]
+        if op in ("and", "or"):
+            parts = [self._compile(a) for a in args]
+            stop, neutral = (False, True) if op == "and" else (True, False)
+
+            def junction(scope):
+                result = neutral
+                for part in parts:
+                    value = part(scope)
+                    if value is stop:
+                        return stop
+                    if value is None:
+                        result = None
+                return result
+            return junction
         if op == "not":
-            value = self.eval(args[0], scope)
-            return None if value is None else not value
-        if op == "isnull":
-            return self.eval(args[0], scope) is None
-        if op == "notnull":
-            return self.eval(args[0], scope) is not None
+            inner = self._compile(args[0])
+
+            def negation(scope):
+                value = inner(scope)
+                return None if value is None else not value
+            return negation
+        if op in ("isnull", "notnull"):
+            inner = self._compile(args[0])
+            if op == "isnull":
+                return lambda scope: inner(scope) is None
+            return lambda scope: inner(scope) is not None
         if op == "cmp":
-            left, right = self.eval(args[1], scope), self.eval(args[2], scope)
-            if left is None or right is None:
-                return None
-            try:
-                return _COMPARE[args[0]](left, right)
-            except TypeError:
-                return None
+            compare, left_fn, right_fn = _COMPARE[args[0]], self._compile(args[1]), self._compile(args[2])
+
+            def comparison(scope):
+                left, right = left_fn(scope), right_fn(scope)
+                if left is None or right is None:
+                    return None
+                try:
+                    return compare(left, right)
+                except TypeError:
+                    return None
+            return comparison
         if op == "bin":
-            left, right = self.eval(args[1], scope), self.eval(args[2], scope)
-            if left is None or right is None:
-                return None
-            if args[0] == "+" and (isinstance(left, str) or isinstance(right, str)):
-                return display(left) + display(right)
-            if isinstance(left, str) or isinstance(right, str):
-                return None
-            return left + right if args[0] == "+" else left - right if args[0] == "-" else left * right
+            symbol, left_fn, right_fn = args[0], self._compile(args[1]), self._compile(args[2])
+
+            def arithmetic(scope):
+                left, right = left_fn(scope), right_fn(scope)
+                if left is None or right is None:
+                    return None
+                if symbol == "+" and (isinstance(left, str) or isinstance(right, str)):
+                    return display(left) + display(right)
+                if isinstance(left, str) or isinstance(right, str):
+                    return None
+                return left + right if symbol == "+" else left - right if symbol == "-" else left * right
+            return arithmetic
         if op == "if":
-            return self.eval(args[1] if self.eval(args[0], scope) is True else args[2], scope)
+            test, then, otherwise = (self._compile(a) for a in args)
+            return lambda scope: then(scope) if test(scope) is True else otherwise(scope)
         if op == "list":
-            return list(args)
+            values = list(args)
+            return lambda scope: values
         if op == "in":
-            needle, haystack = self.eval(args[0], scope), self.eval(args[1], scope)
-            if needle is None or haystack is None:
-                return None
-            return needle in haystack
+            needle_fn, haystack_fn = self._compile(args[0]), self._compile(args[1])
+
+            def membership(scope):
+                needle, haystack = needle_fn(scope), haystack_fn(scope)
+                if needle is None or haystack is None:
+                    return None
+                return needle in haystack
+            return membership
         if op == "call":
-            return self._call(args[0], args[1:], scope)
+            name, call_args = args[0], args[1:]
+            return lambda scope: self._call(name, call_args, scope)
         raise ValueError(f"unknown expression node {op}")
 
     def _call(self, name: str, args: tuple, scope: Scope) -> Any:
