@@ -86,8 +86,11 @@ def cli():
               help="Earlier findings (a --format json file, or a directory of JSON Lines/Parquet findings): "
                    "the html report shows what is new and what was fixed since.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on a terminal.")
+@click.option("--fix", is_flag=True, help="Fix fixable findings in the files in place, then report what is left.")
+@click.option("--diff", "show_diff", is_flag=True,
+              help="Print what --fix would change as a unified diff (reports only to --output); write nothing.")
 def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions,
-          baseline, write_baseline, compare, quiet):
+          baseline, write_baseline, compare, quiet, fix, show_diff):
     """Lint YAML files and directories."""
     from linter.baseline import BaselineError, apply_baseline, read_baseline
     from linter.baseline import write_baseline as record_baseline
@@ -110,6 +113,16 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         progress.done(summary=False)
         raise ExitError(str(exc)) from None
     progress.clear()
+    write_failed = False
+    if fix or show_diff:  # see docs/autofix.md
+        from linter.fixing.engine import run as run_fixes
+
+        try:
+            result, write_failed = run_fixes(result, options, write=not show_diff,
+                                             echo=lambda m: click.echo(m, err=True),
+                                             out=lambda t: click.echo(t, nl=False))
+        except (InputError, ConfigError, PackError) as exc:
+            raise ExitError(str(exc)) from None
     if write_baseline:
         from pathlib import Path
 
@@ -144,10 +157,13 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
             raise ExitError(str(exc)) from None
         result.compare_label = compare
     result.report_paths = list(paths)
-    write_reports(result, formats, outputs, progress)
+    if show_diff:  # standard output holds the diff: reports go to their --output files only
+        formats = list(formats)[:len(outputs)]
+    if formats or outputs or not show_diff:
+        write_reports(result, formats, outputs, progress)
     progress.done()
     threshold = fail_on or result.config.fail_on or "error"
-    sys.exit(1 if result.failed(threshold) else 0)
+    sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
 
 
 def _split(values) -> tuple[str, ...]:
@@ -169,11 +185,22 @@ def _load_rules_or_exit(config_path=None):
 @cli.command(name="rules")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration (for extra rule packs).")
-def rules_command(fmt, config):
+@click.option("--self-test", is_flag=True,
+              help="Run every rule's good and bad examples (built-in and your own packs); exit 1 on a failure.")
+def rules_command(fmt, config, self_test):
     """List every rule: ID, severity, title and source."""
     from linter.docs import rule_summary
 
     rules = _load_rules_or_exit(config)
+    if self_test:
+        from linter.policy.examples import self_test as run_self_test
+
+        failures = run_self_test(rules)
+        for failure in failures:
+            click.echo(f"FAIL {failure}", err=True)
+        click.echo(f"{sum(len(r.examples.get('bad') or []) + len(r.examples.get('good') or []) for r in rules.values())}"
+                   f" example(s) of {len(rules)} rule(s): {len(failures)} failure(s)")
+        sys.exit(1 if failures else 0)
     if fmt == "json":
         import json
 

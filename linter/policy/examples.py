@@ -94,3 +94,38 @@ def run_example(example, rules) -> list:
 
     estate = build_estate(example_files(example))
     return sort_findings(list(estate.findings) + LocalEngine(estate, rules).run())
+
+
+def check_example(rule, kind: str, example, rules) -> str | None:
+    """Why an example fails its contract, or None: a bad example raises exactly
+    its rule; a good one raises neither it nor any other error or warning."""
+    try:
+        findings = run_example(example, rules)
+    except ExampleError as exc:
+        return f"{rule.id} {kind} example: {exc}"
+    fired = {f.rule for f in findings}
+    described = "; ".join(f"{f.rule} {f.file}:{f.line} {f.message}" for f in findings)
+    if kind == "bad" and fired != {rule.id}:
+        return f"{rule.id} bad example raised {sorted(fired) or 'nothing'}: {described}"
+    if kind == "good":
+        if rule.id in fired:
+            return f"{rule.id} good example raised {rule.id}: {described}"
+        loud = [f for f in findings if f.severity in ("error", "warning")]
+        if loud:
+            return f"{rule.id} good example raised other problems: {described}"
+    return None
+
+
+def self_test(rules) -> list[str]:
+    """Every example, each run against the built-in rules plus the rules of its
+    own pack: a user's policy may deliberately overlap a built-in rule (a
+    stricter limit), which must not fail the built-in rule's examples."""
+    failures = []
+    for rule in rules.values():
+        scope = {i: r for i, r in rules.items() if r.origin == "builtin" or (r.origin, r.pack) == (rule.origin, rule.pack)}
+        for kind in ("bad", "good"):
+            for example in rule.examples.get(kind) or []:
+                problem = check_example(rule, kind, example, scope)
+                if problem:
+                    failures.append(problem)
+    return failures

@@ -33,6 +33,7 @@ import yaml
 from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.findings import SEVERITIES
+from linter.fixing.spec import FixSpecError, check_fix, parse_fix
 from linter.model.tables import TableSpec, load_tables
 from linter.policy.expr import ExprError, Node, parse, walk
 from linter.resources import rules_dir
@@ -95,6 +96,7 @@ class Rule:
     fix: dict | None = None
     options: dict = dc_field(default_factory=dict)
     pack: str = ""
+    origin: str = "builtin"  # or the directory of a user's rule pack
 
     @property
     def family(self) -> str:
@@ -381,6 +383,11 @@ def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict
         checks = [_parse_check(c, rule_id, defaults, validator) for c in raw["checks"]]
     else:
         checks = [_parse_check(check_part, rule_id, {}, validator)]
+    if raw.get("fix") is not None:
+        try:
+            check_fix(parse_fix(raw["fix"]), checks, validator, f"{rule_id} fix")
+        except FixSpecError as exc:
+            raise PackError(f"{rule_id}: {exc}") from None
     examples = raw.get("examples") or {}
     if not checks[0].form == "builtin" or examples:
         if not examples.get("bad") or not examples.get("good"):
@@ -439,6 +446,8 @@ def _load_rules(extra_dirs: tuple[str, ...], options: dict) -> dict[str, Rule]:
         for path in sorted(directory.glob("*.y*ml")):
             for raw in _read_pack(path):
                 rule = parse_rule(raw, validator, path.name, options)
+                if directory != directories[0]:
+                    rule.origin = str(directory)
                 if rule.id in rules:
                     raise PackError(f"{path.name}: rule {rule.id} is already defined in {rules[rule.id].pack}")
                 rules[rule.id] = rule
