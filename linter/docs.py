@@ -22,6 +22,15 @@ def _example_text(example) -> str:
     return yaml.safe_dump(example, sort_keys=False, allow_unicode=True, default_flow_style=False).rstrip()
 
 
+def _fix_text(rule) -> str:
+    from linter.fixing.spec import describe
+    from linter.model.tables import load_tables
+
+    tables = load_tables()
+    names = {n: f"`{tables[t].fields[n].path[-1]}`" for t in rule.tables for n in tables[t].fields}
+    return describe(rule.fix, lambda name: names.get(name, name))
+
+
 def explain_text(rule) -> str:
     parts = [f"{rule.id} [{rule.severity}] {rule.title}", ""]
     parts += ["What it does", "  " + rule.summary.replace("\n", "\n  "), ""]
@@ -34,7 +43,7 @@ def explain_text(rule) -> str:
             parts += [label, "  " + _example_text(example).replace("\n", "\n  "), ""]
     if rule.fix_hint:
         parts += ["How to fix", "  " + rule.fix_hint.replace("\n", "\n  "), ""]
-    parts.append("Autofix: " + ("yes (exlint check --fix)" if rule.fixable else "no"))
+    parts.append("Autofix: " + (f"yes (exlint check --fix): {_fix_text(rule)}" if rule.fixable else "no"))
     return "\n".join(parts)
 
 
@@ -55,7 +64,7 @@ def rules_markdown(rules) -> str:
                 lines += [f"### {label}", "", "```yaml", _example_text(example), "```", ""]
         if rule.fix_hint:
             lines += ["### How to fix", "", rule.fix_hint, ""]
-        lines += [f"Autofix: {'yes' if rule.fixable else 'no'}", ""]
+        lines += [f"Autofix: {'yes: ' + _fix_text(rule) if rule.fixable else 'no'}", ""]
     return "\n".join(lines)
 
 

@@ -1,0 +1,516 @@
+"""From findings to edited files: `exlint check --fix` and `--diff`.
+
+One pass: every fixable finding (after configuration, --select/--ignore and
+inline suppressions) becomes an action on the document and path it reports;
+the actions of a file become text edits (``yamltext``), applied from the end
+of the file backwards; the result is parsed again and must hold exactly the
+data expected (the original data with the actions applied), else the file is
+left as it was. Then the estate is linted again in memory, and the next pass
+fixes what the previous fixes revealed (a renamed registry value may be out of
+range), up to ``MAX_PASSES`` passes; a pass that changes nothing ends it.
+"""
+from __future__ import annotations
+
+import copy
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from linter.findings import Finding
+from linter.fixing.files import atomic_write, encode_like, unified_diff
+from linter.fixing.spec import FixSpec, parse_fix
+from linter.fixing.yamltext import Edit, Unfixable, YamlText, apply_edits, overlaps
+from linter.loading import Document, LoadedFile, load_text
+from linter.loading.text import TextError, decode
+from linter.model.tables import load_tables
+from linter.policy.locate import parse_path
+
+MAX_PASSES = 5
+_MISSING = object()
+
+
+# -- actions ---------------------------------------------------------------------------
+
+@dataclass
+class Action:
+    finding: Finding
+    doc: int  # Document.index
+    op: str  # set | add | delete | remove | rename
+    path: tuple  # the existing value (set, delete, remove, rename) or the full path to add
+    value: Any = None
+
+
+@dataclass
+class FileState:
+    path: str  # as displayed (and as findings name it)
+    raw: bytes
+    original: str
+    text: str
+
+
+@dataclass
+class Outcome:
+    result: Any  # the Result after fixing (in memory)
+    states: dict[str, FileState] = field(default_factory=dict)
+    fixable_seen: dict[tuple, Finding] = field(default_factory=dict)
+    notes: dict[tuple, str] = field(default_factory=dict)  # finding key -> why it was not fixed
+    skipped: dict[str, str] = field(default_factory=dict)  # file -> why it was not touched
+
+    @property
+    def changed(self) -> dict[str, FileState]:
+        return {p: s for p, s in self.states.items() if s.text != s.original}
+
+
+def finding_key(finding: Finding) -> tuple:
+    """Identity across passes (lines move when lines are added or removed)."""
+    entity = (finding.entity.kind, finding.entity.name) if finding.entity else None
+    return (finding.rule, finding.file, finding.path, entity, finding.message)
+
+
+def fixers(rules) -> dict[str, FixSpec]:
+    return {rule_id: parse_fix(rule.fix) for rule_id, rule in rules.items() if rule.fixable}
+
+
+def _get(data: Any, path: tuple) -> Any:
+    for part in path:
+        if isinstance(part, int):
+            if not isinstance(data, list) or not 0 <= part < len(data):
+                return _MISSING
+            data = data[part]
+        else:
+            if not isinstance(data, dict) or part not in data:
+                return _MISSING
+            data = data[part]
+    return data
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of the same type (True is not 1); names compare case-insensitively."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a.casefold() == b.casefold()
+    return type(a) is type(b) and a == b
+
+
+def _strict_equal(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return set(a) == set(b) and all(_strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_strict_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+class Planner:
+    """Turns the fixable findings of one lint result into actions."""
+
+    def __init__(self, result, specs: dict[str, FixSpec]):
+        self.result = result
+        self.specs = specs
+        self.tables = load_tables()
+        self._evaluator = None
+
+    @property
+    def evaluator(self):
+        if self._evaluator is None:
+            from linter.engines.local import Evaluator
+
+            self._evaluator = Evaluator(self.result.estate)
+        return self._evaluator
+
+    def _record(self, table: str, document: Document, prefix: tuple) -> dict | None:
+        from linter.findings import format_path
+
+        wanted = format_path(prefix)
+        for record in self.result.estate.tables.get(table, ()):
+            if record["_file"] == document.file and record["_doc"] == document.index and record["_prefix"] == wanted:
+                return record
+        return None
+
+    def _value(self, node, table: str, document: Document, prefix: tuple, value: Any) -> Any:
+        from linter.engines.local import Scope
+
+        record = self._record(table, document, prefix)
+        if record is None:
+            return None
+        scope = Scope(record, self.tables[table], value=value, value_text=value)
+        return self.evaluator.eval(node, scope)
+
+    def _candidates(self, rule, spec: FixSpec, fp: tuple, lists: bool) -> list[tuple[tuple, str, tuple, str]]:
+        """(full path, table, record prefix, field) of the fields the rule's checks point at."""
+        out = []
+        for check in rule.checks:
+            if check.form == "builtin" or not check.table:
+                continue
+            table = self.tables[check.table]
+            names = ((check.field,) if check.field else ()) + check.fields
+            if lists:
+                names += (check.each,) if check.each else ()
+            prefix: tuple = ()
+            if table.each is not None:
+                n = len(table.each)
+                if fp[:n] != table.each or len(fp) <= n or not isinstance(fp[n], int):
+                    continue
+                prefix = table.each + (fp[n],)
+            for name in names:
+                if spec.fields and name not in spec.fields:
+                    continue
+                field_spec = table.fields.get(name)
+                if field_spec is None or field_spec.is_list != lists:
+                    continue
+                out.append((prefix + field_spec.path, check.table, prefix, name))
+        return out
+
+    def action(self, finding: Finding, rule, spec: FixSpec, document: Document) -> Action | None:
+        fp = parse_path(finding.path or "")
+        data = document.data
+        if spec.action == "rename_to":
+            suggestion = dict(finding.extra).get("suggestion")
+            parent = _get(data, fp[:-1])
+            if not suggestion or not fp or not isinstance(parent, dict) or fp[-1] not in parent:
+                return None
+            if suggestion in parent:
+                raise Unfixable(f"{suggestion!r} is already set next to it: keep one of the two by hand")
+            return Action(finding, document.index, "rename", fp, suggestion)
+        if spec.action == "remove_item":
+            if not fp or not isinstance(fp[-1], int):
+                return None
+            items = _get(data, fp[:-1])
+            if not isinstance(items, list) or not 0 <= fp[-1] < len(items):
+                return None
+            candidates = self._candidates(rule, spec, fp[:-1], lists=True)
+            match = next((c for c in candidates if c[0] == fp[:-1]), None)
+            if match is None:
+                return None
+            item = items[fp[-1]]
+            if spec.mode == "duplicate" and not any(_same(other, item) for other in items[:fp[-1]]):
+                return None  # the first occurrence stays
+            if spec.when is not None and self._value(spec.when, match[1], document, match[2], item) is not True:
+                return None
+            return Action(finding, document.index, "remove", fp)
+        # set, set_map, delete: a field of the rule's checks
+        candidates = self._candidates(rule, spec, fp, lists=False)
+        exact = next((c for c in candidates if c[0] == fp), None)
+        if exact is not None:
+            target, existing = exact, True
+        else:
+            below = {c[0]: c for c in candidates if len(c[0]) > len(fp) and c[0][:len(fp)] == fp}
+            if len(below) != 1:
+                return None
+            target, existing = next(iter(below.values())), False
+        path, table, prefix, _ = target
+        current = _get(data, path) if existing else _MISSING
+        if current is _MISSING:
+            existing = False
+        value = None if current is _MISSING else current
+        if spec.when is not None and self._value(spec.when, table, document, prefix, value) is not True:
+            return None
+        if spec.action == "delete":
+            return Action(finding, document.index, "delete", path) if existing else None
+        if spec.action == "set_map":
+            found, new = spec.lookup(value)
+            if not found:
+                return None
+        else:
+            new = self._value(spec.expr, table, document, prefix, value)
+            if new is None or isinstance(new, (list, dict)):
+                return None
+        if existing and _same(value, new) and value == new:
+            return None
+        return Action(finding, document.index, "set" if existing else "add", path, new)
+
+
+def _document_for(loaded: LoadedFile, finding: Finding) -> Document | None:
+    before = [d for d in loaded.documents if d.line <= (finding.line or 0)]
+    return max(before, key=lambda d: d.line) if before else None
+
+
+# -- expected data, for verification ----------------------------------------------------
+
+def _expected(documents: list[Document], actions: list[Action]) -> list[Any]:
+    data = [copy.deepcopy(d.data) for d in documents]
+    removals: dict[tuple, list[Action]] = defaultdict(list)
+    for action in actions:
+        root = data[action.doc]
+        if action.op in ("set", "add"):
+            node = root
+            for part in action.path[:-1]:
+                node = node.setdefault(part, {}) if isinstance(part, str) else node[part]
+            node[action.path[-1]] = action.value
+        elif action.op == "rename":
+            parent = _get(root, action.path[:-1])
+            items = [(action.value if k == action.path[-1] else k, v) for k, v in parent.items()]
+            parent.clear()
+            parent.update(items)
+        else:
+            removals[(action.doc,) + action.path[:-1]].append(action)
+    for key, group in removals.items():
+        container = _get(data[key[0]], key[1:])
+        for action in sorted(group, key=lambda a: a.path[-1], reverse=True):
+            del container[action.path[-1]]
+    return data
+
+
+# -- edits -----------------------------------------------------------------------------
+
+def _units(yt: YamlText, actions: list[Action], notes: dict) -> list[tuple[list[Edit], list[Action]]]:
+    """Edits grouped in units that apply together (removals from one collection are one unit)."""
+    units = []
+    removals: dict[tuple, list[Action]] = defaultdict(list)
+    for action in actions:
+        doc = yt.documents[action.doc]
+        try:
+            if doc.aliased:
+                raise Unfixable("the document uses YAML anchors, aliases or merge keys (<<)")
+            if action.op in ("delete", "remove"):
+                removals[(action.doc,) + action.path[:-1]].append(action)
+                continue
+            chain, node, rest = yt.walk(doc, action.path)
+            if action.op == "set":
+                if rest:
+                    raise Unfixable("the value is not where the loader found it")
+                units.append(([yt.replace_scalar(doc, node, action.value)], [action]))
+            elif action.op == "add":
+                if not rest:
+                    raise Unfixable("the value is already there")
+                parent = chain[-1] if chain else None
+                units.append(([yt.add_entry(doc, node, parent, rest, action.value)], [action]))
+            elif action.op == "rename":
+                if rest or not chain:
+                    raise Unfixable("the key is not where the loader found it")
+                units.append(([yt.rename_key(doc, chain[-1][1], action.value)], [action]))
+        except Unfixable as exc:
+            notes[finding_key(action.finding)] = str(exc)
+    for key, group in removals.items():
+        doc = yt.documents[key[0]]
+        try:
+            if doc.aliased:
+                raise Unfixable("the document uses YAML anchors, aliases or merge keys (<<)")
+            chain, container, rest = yt.walk(doc, key[1:])
+            if rest:
+                raise Unfixable("the collection is not where the loader found it")
+            indices = set()
+            for action in group:
+                last = action.path[-1]
+                if isinstance(last, int):
+                    indices.add(last)
+                else:
+                    position = next((i for i, (k, _) in enumerate(container.value)
+                                     if getattr(k, "value", None) == last), None)
+                    if position is None:
+                        raise Unfixable("the key is not where the loader found it")
+                    indices.add(position)
+            units.append((yt.remove_entries(doc, container, indices, chain[-1] if chain else None), group))
+        except Unfixable as exc:
+            for action in group:
+                notes[finding_key(action.finding)] = str(exc)
+    return units
+
+
+def _verified(text: str, path: str, documents: list[Document], actions: list[Action]) -> bool:
+    loaded = load_text(text, path)
+    if any(f.rule in ("EXL001", "EXL002") for f in loaded.findings):
+        return False
+    if len(loaded.documents) != len(documents):
+        return False
+    expected = _expected(documents, actions)
+    return all(_strict_equal(d.data, e) for d, e in zip(loaded.documents, expected))
+
+
+def edit_text(text: str, loaded: LoadedFile, actions: list[Action], notes: dict) -> tuple[str, list[Action]]:
+    """The file's text with as many of ``actions`` applied as can be, verified."""
+    yt = YamlText(text)
+    if len(yt.documents) != len(loaded.documents):
+        for action in actions:
+            notes[finding_key(action.finding)] = "the file's documents could not be matched"
+        return text, []
+    accepted_edits: list[Edit] = []
+    accepted: list[tuple[list[Edit], list[Action]]] = []
+    for edits, group in _units(yt, actions, notes):
+        if any(overlaps(e, other) for e in edits for other in accepted_edits):
+            continue  # another edit touches the same text: the next pass does it
+        accepted_edits += edits
+        accepted.append((edits, group))
+    if not accepted:
+        return text, []
+    new = apply_edits(text, accepted_edits)
+    applied = [a for _, group in accepted for a in group]
+    if _verified(new, loaded.path, loaded.documents, applied):
+        return new, applied
+    # Something did not come out as expected: keep only the units that verify alone.
+    good = []
+    for edits, group in accepted:
+        if _verified(apply_edits(text, edits), loaded.path, loaded.documents, group):
+            good.append((edits, group))
+        else:
+            for action in group:
+                notes[finding_key(action.finding)] = "the edit would not give the expected YAML; fix it by hand"
+    while good:
+        edits = [e for unit, _ in good for e in unit]
+        applied = [a for _, group in good for a in group]
+        new = apply_edits(text, edits)
+        if _verified(new, loaded.path, loaded.documents, applied):
+            return new, applied
+        good = good[:1] if len(good) > 1 else []
+    return text, []
+
+
+# -- passes ----------------------------------------------------------------------------
+
+def relint(previous, options, texts: dict[str, str]):
+    """The lint result with some files' text replaced (in memory): the same steps
+    as ``linter.runner.lint`` after loading."""
+    from linter.engines.local import LocalEngine
+    from linter.estate import build_estate
+    from linter.findings import sort_findings
+    from linter.runner import Result, finalize
+    from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
+
+    loaded = [load_text(texts[lf.path], lf.path) if lf.path in texts else lf for lf in previous.loaded]
+    estate = build_estate(loaded)
+    findings = list(estate.findings) + LocalEngine(estate, previous.rules).run()
+    reported = previous.reported_files
+    findings = [f for f in findings if f.file is None or f.file in reported]
+    findings = finalize(findings, previous.rules, previous.config, options.select, options.ignore)
+    if options.inline_suppressions:
+        suppressions = [s for lf in loaded if lf.path in reported for s in parse_suppressions(lf.path, lf.text)]
+        findings = apply_suppressions(findings, suppressions)
+        findings.extend(finalize(unused_suppressions(suppressions), previous.rules, previous.config,
+                                 options.select, options.ignore))
+    documents = sum(len(lf.documents) for lf in loaded if lf.path in reported)
+    return Result(sort_findings(findings), len(reported), documents, previous.config, previous.rules, estate,
+                  previous.root, loaded, reported)
+
+
+def _syntax_error(loaded: LoadedFile) -> str | None:
+    broken = [f for f in loaded.findings if f.rule == "EXL001"]
+    if loaded.text is None or broken:
+        line = broken[0].line if broken else 1
+        return f"not fixed: the file has a YAML syntax error (line {line}); correct it first"
+    return None
+
+
+def fix_result(result, options, max_passes: int = MAX_PASSES) -> Outcome:
+    """Fix what can be fixed, in memory. ``outcome.changed`` holds the new texts."""
+    specs = fixers(result.rules)
+    outcome = Outcome(result)
+    current = result
+    for _ in range(max_passes):
+        by_file: dict[str, list[Finding]] = defaultdict(list)
+        for finding in current.findings:
+            if finding.rule in specs and finding.file and finding.path:
+                by_file[finding.file].append(finding)
+                outcome.fixable_seen.setdefault(finding_key(finding), finding)
+        if not by_file:
+            break
+        planner = Planner(current, specs)
+        loaded_by_path = {lf.path: lf for lf in current.loaded}
+        changed = False
+        for path, findings in sorted(by_file.items()):
+            loaded = loaded_by_path.get(path)
+            if loaded is None or path in outcome.skipped:
+                continue
+            reason = _syntax_error(loaded)
+            if reason is None and path not in outcome.states:
+                try:
+                    raw = open(path, "rb").read()
+                    same = decode(raw) == loaded.text and encode_like(raw, loaded.text) == raw
+                except (OSError, TextError) as exc:
+                    reason, same = f"not fixed: cannot read it again: {getattr(exc, 'strerror', None) or exc}", True
+                if reason is None and not same:
+                    reason = "not fixed: the file changed on disk while exlint was running"
+                if reason is None:
+                    outcome.states[path] = FileState(path, raw, loaded.text, loaded.text)
+            if reason is not None:
+                outcome.skipped[path] = reason
+                continue
+            state = outcome.states[path]
+            actions = _plan(planner, findings, loaded, current.rules, specs, outcome.notes)
+            if not actions:
+                continue
+            new, applied = edit_text(state.text, loaded, actions, outcome.notes)
+            if new != state.text:
+                state.text = new
+                changed = True
+        if not changed:
+            break
+        current = relint(current, options, {p: s.text for p, s in outcome.states.items()})
+    outcome.result = current
+    return outcome
+
+
+def _plan(planner: Planner, findings, loaded: LoadedFile, rules, specs, notes) -> list[Action]:
+    actions: dict[tuple, Action] = {}
+    for finding in findings:
+        document = _document_for(loaded, finding)
+        if document is None:
+            continue
+        try:
+            action = planner.action(finding, rules[finding.rule], specs[finding.rule], document)
+        except Unfixable as exc:
+            notes[finding_key(finding)] = str(exc)
+            continue
+        if action is not None:
+            actions.setdefault((action.doc, action.path, action.op), action)
+    # Two keys of one mapping renamed to the same name: neither is clearly meant.
+    targets: dict[tuple, list[tuple]] = defaultdict(list)
+    for key, action in actions.items():
+        if action.op == "rename":
+            targets[(action.doc, action.path[:-1], action.value)].append(key)
+    for keys in targets.values():
+        if len(keys) > 1:
+            for key in keys:
+                action = actions.pop(key)
+                notes[finding_key(action.finding)] = f"several keys look like {action.value!r}: rename one by hand"
+    # A value set and deleted (or renamed) by different rules: the first wins this pass.
+    out, claimed = [], set()
+    for action in actions.values():
+        key = (action.doc, action.path)
+        if key in claimed:
+            continue
+        claimed.add(key)
+        out.append(action)
+    return out
+
+
+# -- the command -------------------------------------------------------------------------
+
+def run(result, options, write: bool, echo: Callable[[str], None], out: Callable[[str], None]):
+    """`check --fix` (write=True) or `--diff` (write=False). Returns the result to
+    report (re-linted) and whether a file could not be written."""
+    outcome = fix_result(result, options)
+    for path, reason in sorted(outcome.skipped.items()):
+        echo(f"exlint: {path}: {reason}")
+    failed = False
+    written = []
+    changed = outcome.changed
+    if not write:
+        for path, state in sorted(changed.items()):
+            out(unified_diff(path, state.original, state.text))
+        final = outcome.result
+    else:
+        for path, state in sorted(changed.items()):
+            try:
+                atomic_write(path, encode_like(state.raw, state.text), expected=state.raw)
+                written.append(path)
+            except OSError as exc:
+                failed = True
+                echo(f"exlint: error: {path}: cannot write: {exc.strerror or exc}; the file is unchanged")
+        if written:
+            from linter.runner import lint
+
+            final = lint(options)
+        else:
+            final = result
+    remaining = {finding_key(f) for f in final.findings}
+    fixed = [f for k, f in outcome.fixable_seen.items() if k not in remaining and (f.file in written or not write)]
+    for key, note in sorted(outcome.notes.items(), key=lambda kv: (kv[0][1] or "", kv[0][0])):
+        if key in remaining:
+            finding = next(f for f in final.findings if finding_key(f) == key)
+            echo(f"exlint: {finding.file}:{finding.line}: {finding.rule} not fixed: {note}")
+    files = len(written) if write else len(changed)
+    if write:
+        echo(f"exlint: fixed {len(fixed)} finding(s) in {files} file(s)")
+    else:
+        echo(f"exlint: --diff: --fix would fix {len(fixed)} finding(s) in {files} file(s); nothing was written")
+    return final, failed
