@@ -26,7 +26,8 @@ Two steps, so that both engines can use it:
                       "count": int, "error": int, "warning": int, "info": int}],
       "by_family":  [{"label": "DUP", "name": "duplicates",   # rule pack file stem, or ""
                       "rules": int, "count", "error", "warning", "info"}],
-      # label: AD site name as written / "(organization)" / "(unknown)"; most findings first
+      # label: AD site name as written / "(organization)" / "(unknown)"; most findings
+      # first, the two special buckets last
       "by_site":    [{"label": str, "count", "error", "warning", "info"}],
       # label: Exchange version as written ("2010"); ascending version, then the
       # "(organization)" and "(unknown)" buckets
@@ -181,7 +182,7 @@ def _rollup(counts: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
 
 def _by_count(rows: Mapping[str, dict]) -> list[dict]:
     items = [{"label": label, **row} for label, row in rows.items()]
-    items.sort(key=lambda r: (-r["count"], label_sort(r["label"])))
+    items.sort(key=lambda r: (r["label"] in SPECIAL_LABELS, -r["count"], label_sort(r["label"])))
     return items
 
 
@@ -591,7 +592,7 @@ def _counts_cells(row: Mapping[str, int]) -> str:
 
 
 def _table(name: str, head: list[tuple[str, str]], body: list[str], *, filter_label: str = "",
-           empty: str = "Nothing to show.") -> str:
+           empty: str = "Nothing to show.", cls: str = "") -> str:
     out = []
     if filter_label and body:
         out.append(f'<input type="search" class="filter" data-filter="{_e(name)}" placeholder="{_e(filter_label)}" '
@@ -599,7 +600,7 @@ def _table(name: str, head: list[tuple[str, str]], body: list[str], *, filter_la
     if not body:
         out.append(f'<p class="muted empty-table" data-table="{_e(name)}">{_e(empty)}</p>')
         return "".join(out)
-    out.append(f'<div class="table-wrap"><table class="sortable" data-table="{_e(name)}"><thead><tr>')
+    out.append(f'<div class="table-wrap"><table class="sortable{" " + cls if cls else ""}" data-table="{_e(name)}"><thead><tr>')
     for label, cls in head:
         out.append(f'<th class="{cls}" scope="col">{_e(label)}</th>')
     out.append("</tr></thead><tbody>")
@@ -620,7 +621,7 @@ def _entity(finding: Mapping[str, Any]) -> str:
     entity = finding.get("entity")
     if not entity:
         return '<span class="muted">\u2014</span>'
-    return f'<span class="muted">{_e(entity.get("kind"))}/</span>{_e(entity.get("name"))}'
+    return f'<span class="kind">{_e(entity.get("kind"))}</span> {_e(entity.get("name"))}'
 
 
 def _finding_rows(findings: list[Mapping[str, Any]]) -> list[str]:
@@ -655,7 +656,7 @@ def _comparison(comp: Mapping[str, Any]) -> str:
                 f'<td class="num" data-sort="{r["fixed"]}">{_signed(r["fixed"], MINUS)}</td></tr>'
                 for r in by_rule]
         out.append("<h3>By rule</h3>")
-        out.append(_table("delta-by-rule", [("Rule", ""), ("New", "num"), ("Fixed", "num")], rows))
+        out.append(_table("delta-by-rule", [("Rule", ""), ("New", "num"), ("Fixed", "num")], rows, cls="compact"))
     for kind, title in (("new", "New findings"), ("fixed", "Fixed findings")):
         items = comp.get(kind) or []
         total = comp.get(f"{kind}_count", len(items))
@@ -681,17 +682,22 @@ def _card(key: str, label: str, value: int, cls: str) -> str:
             f'<div class="card-value" data-value="{int(value)}">{_fmt(int(value))}</div></div>')
 
 
+def _prose(text: str) -> str:
+    """Escaped text with `code` spans (the rule packs' only markup)."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", _e(text))
+
+
 def _rule_rows(rules: list[Mapping[str, Any]]) -> list[str]:
     rows = []
     for rule in rules:
         rid = str(rule.get("id", ""))
         text = [f'<div class="rule-title">{_e(rule.get("title") or rid)}</div>']
         if rule.get("summary"):
-            text.append(f'<p>{_e(rule["summary"])}</p>')
+            text.append(f'<p>{_prose(rule["summary"])}</p>')
         if rule.get("rationale"):
-            text.append(f'<p class="rationale"><span class="term">Why:</span> {_e(rule["rationale"])}</p>')
+            text.append(f'<p class="rationale"><span class="term">Why:</span> {_prose(rule["rationale"])}</p>')
         if rule.get("fix_hint"):
-            text.append(f'<p class="rationale"><span class="term">Fix:</span> {_e(rule["fix_hint"])}</p>')
+            text.append(f'<p class="rationale"><span class="term">Fix:</span> {_prose(rule["fix_hint"])}</p>')
         severity = rule.get("severity", "info")
         rows.append(f'<tr id="rule-{_e(rid.lower())}"><td class="mono"><strong>{_e(rid)}</strong></td>'
                     f'<td data-sort="{SEVERITIES.index(severity) if severity in SEVERITIES else 3}">{_badge(severity)}</td>'
@@ -747,6 +753,9 @@ svg g.row:hover text.label{fill:#000;font-weight:600}
 .legend{display:flex;gap:16px;font-size:12px;color:var(--muted);margin:0 0 10px}
 .legend i{display:inline-block;width:11px;height:11px;border-radius:2px;margin-right:5px;vertical-align:-1px}
 .table-wrap{overflow-x:auto}
+table.compact{width:auto;min-width:320px}
+.kind{display:block;color:var(--muted);font-size:11.5px}
+code{background:#f1f5f9;border-radius:3px;padding:0 3px}
 table{border-collapse:collapse;width:100%;font-size:13px}
 th,td{padding:6px 9px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 thead th{background:var(--panel);font-weight:600;white-space:nowrap;border-bottom:2px solid #cbd5e1;
