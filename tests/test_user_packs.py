@@ -58,7 +58,7 @@ def test_user_pack_is_listed_tested_and_applied(tmp_path):
                      "spec:\n  server: S\n  hierarchy: H\n  replication: {Replication Message Size Limit: 6MB}\n")
     result = run("check", "--format", "json", "--select", "ACM", "pfdb.yaml", cwd=repo)
     (finding,) = json.loads(result.stdout)["findings"]
-    assert finding["rule"] == "ACM001" and finding["line"] == 6 and "up to 6MB" in finding["message"]
+    assert finding["rule"] == "ACM001" and finding["line"] == 7 and "up to 6MB" in finding["message"]
     (repo / ".exlint.yaml").write_text("rule_dirs: [policies]\noptions: {ACM001: {max_bytes: 10485760}}\n")
     result = run("check", "--format", "json", "--select", "ACM", "pfdb.yaml", cwd=repo)
     assert json.loads(result.stdout)["findings"] == []
