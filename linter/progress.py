@@ -190,9 +190,10 @@ class Progress:
 
     def _width(self) -> int:
         try:
-            return max(20, os.get_terminal_size(self.stream.fileno()).columns - 1)
+            columns = os.get_terminal_size(self.stream.fileno()).columns
         except (AttributeError, ValueError, OSError):
-            return 119
+            columns = 0
+        return max(40, columns - 1) if columns else 119
 
     def _write(self, text: str) -> None:
         try:

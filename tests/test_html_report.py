@@ -309,6 +309,37 @@ def test_rendered_dom_in_chromium(broken, tmp_path):
     assert len(data) > 20_000, "a blank page"
 
 
+def test_tables_sort_and_filter_in_chromium(generated, tmp_path):
+    """Click a header of the top-servers table and type into the rules filter, in the browser."""
+    probe = """<script>
+var t=document.querySelector('table[data-table="top-servers"]');
+var th=t.querySelectorAll('thead th');
+th[0].click();
+var names=Array.prototype.map.call(t.tBodies[0].rows,function(r){return r.cells[0].textContent;});
+th[3].click();th[3].click();
+var counts=Array.prototype.map.call(t.tBodies[0].rows,function(r){return r.cells[3].textContent;});
+var f=document.querySelector('input[data-filter="rules"]');
+f.value='%s';f.dispatchEvent(new Event('input'));
+var shown=Array.prototype.filter.call(document.querySelector('table[data-table="rules"]').tBodies[0].rows,
+  function(r){return r.style.display!=='none';}).map(function(r){return r.cells[0].textContent;});
+document.body.setAttribute('data-probe',JSON.stringify({names:names,counts:counts,sort:th[3].getAttribute('aria-sort'),shown:shown}));
+</script></body>"""
+    rule = Counter(f["rule"] for f in generated.findings).most_common()[-1][0]
+    page = tmp_path / "probe.html"
+    page.write_text(generated.html.replace("</body>", probe % rule.lower()), encoding="utf-8")
+    dom = chromium(tmp_path, "--dump-dom", page.as_uri()).stdout
+    match = re.search(r'<body data-probe="([^"]*)"', dom)
+    assert match, "the probe did not run"
+    from html import unescape
+
+    probe_result = json.loads(unescape(match.group(1)))
+    names = probe_result["names"]
+    assert names == sorted(names, key=str.lower) and len(names) >= 2
+    counts = [int(c.replace("\u202f", "")) for c in probe_result["counts"]]
+    assert counts == sorted(counts, reverse=True) and probe_result["sort"] == "descending"
+    assert probe_result["shown"] == [rule]
+
+
 def test_print_to_pdf(broken, tmp_path):
     pdf = tmp_path / "report.pdf"
     chromium(tmp_path, f"--print-to-pdf={pdf}", "--no-pdf-header-footer", broken.html_path.as_uri())
