@@ -15,6 +15,7 @@ import os
 import shutil
 import time
 import zlib
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,6 +132,39 @@ class JsonlSink(Sink):
         self.handle.close()
 
 
+class FileWriter:
+    """Writes whole small files from a few threads: creating a file is latency
+    bound (a filesystem round trip), and the syscalls release the GIL. At most
+    ``window`` files are in flight, so memory stays bounded; errors surface."""
+
+    def __init__(self, threads: int = 8, window: int = 2048):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="exlint-generate")
+        self.inflight: deque = deque()
+        self.window = window
+
+    @staticmethod
+    def _write(path: str, data: bytes) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def submit(self, path: str, text: str) -> None:
+        self.inflight.append(self.pool.submit(self._write, path, text.encode("utf-8")))
+        if len(self.inflight) > self.window:
+            self.inflight.popleft().result()
+
+    def close(self) -> None:
+        try:
+            while self.inflight:
+                self.inflight.popleft().result()
+        finally:
+            self.pool.shutdown(wait=True)
+
+
 class YamlSink(Sink):
     """servers/<site>/<server>.yaml, stores/<site>/<store>.yaml,
     mailbox-databases/<site>.yaml, folders/<n>.yaml, organization.yaml."""
@@ -141,6 +175,7 @@ class YamlSink(Sink):
         self.multi: dict[str, list] = {}    # area -> [relative path, handle, line]
         self.chunk = 0
         self.in_chunk = 0
+        self.files = FileWriter()
 
     def _dir(self, rel: str) -> None:
         if rel not in self.dirs:
@@ -161,8 +196,7 @@ class YamlSink(Sink):
         rel = f"{folder}/{stem}.yaml" if folder else f"{stem}.yaml"
         head = f"# {comment}\n---\n" if comment else "---\n"
         text = self._render(doc, fault)
-        with open(self.root / rel, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(head + text)
+        self.files.submit(os.path.join(self.root, rel), head + text)
         first = head.count("\n") + 1
         return rel, first, first + text.count("\n") - 1
 
@@ -180,8 +214,7 @@ class YamlSink(Sink):
 
     def append(self, area: str, text: str):
         entry = self.multi[area]
-        entry[1].write("---\n")
-        entry[1].write(text)
+        entry[1].write("---\n" + text)
         first = entry[2] + 2
         entry[2] += 1 + text.count("\n")
         return entry[0], first, entry[2]
@@ -198,6 +231,7 @@ class YamlSink(Sink):
     def close(self):
         for area in list(self.multi):
             self.close_multi(area)
+        self.files.close()
 
 
 class Manifest:

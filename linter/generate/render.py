@@ -21,7 +21,25 @@ _RESERVED = frozenset(
 )
 
 
+_CACHE: dict = {}
+
+
 def scalar(value) -> str:
+    """The YAML text of a scalar (memoized: keys and most values repeat)."""
+    if value.__class__ is bool:       # True == 1: never share a cache slot
+        return "true" if value else "false"
+    try:
+        return _CACHE[value]
+    except (KeyError, TypeError):
+        pass
+    text = _scalar(value)
+    if len(_CACHE) > 50000:
+        _CACHE.clear()
+    _CACHE[value] = text
+    return text
+
+
+def _scalar(value) -> str:
     if value is True:
         return "true"
     if value is False:
