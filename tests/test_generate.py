@@ -200,3 +200,16 @@ def test_bad_settings_are_errors_not_tracebacks(tmp_path):
         generate(Settings(60, 1, 0.0, "yaml", str(tmp_path / "x"), ("NOPE123",)))
     with pytest.raises(GenerateError):
         generate(Settings(60, 1, 0.0, "yaml", str(tmp_path / "y"), ("SHD001", "RTE007")))
+
+
+def test_bundled_inventory_is_current(tmp_path):
+    """samples/inventory is exactly what its recorded arguments generate."""
+    bundled = Path(__file__).resolve().parent.parent / "samples" / "inventory"
+    manifest = json.loads((bundled / "estate.jsonl.manifest.json").read_text(encoding="utf-8"))
+    out = tmp_path / "estate.jsonl"
+    generate(Settings(manifest["servers"], manifest["seed"], manifest["defectRate"], "jsonl", str(out),
+                      tuple(manifest["forced"])))
+    assert out.read_bytes() == (bundled / "estate.jsonl").read_bytes()
+    assert Path(f"{out}.manifest.json").read_text(encoding="utf-8") == (
+        bundled / "estate.jsonl.manifest.json").read_text(encoding="utf-8")
+    assert (bundled / "estate.jsonl").stat().st_size < 5_000_000
