@@ -78,6 +78,8 @@ def cli():
 @click.option("--root", type=click.Path(file_okay=False),
               help="Config repo root: load it all to resolve references, report only PATHS.")
 @click.option("--no-inline-suppressions", is_flag=True, help="Ignore '# exlint: disable=' comments (for audits).")
+@click.option("--no-cache", is_flag=True,
+              help="Re-read every file of the config repo (the record cache is in ~/.cache/exlint).")
 @click.option("--baseline", type=click.Path(dir_okay=False),
               help="Report and fail only on findings not recorded in this baseline.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False),
@@ -89,7 +91,7 @@ def cli():
 @click.option("--fix", is_flag=True, help="Fix fixable findings in the files in place, then report what is left.")
 @click.option("--diff", "show_diff", is_flag=True,
               help="Print what --fix would change as a unified diff (reports only to --output); write nothing.")
-def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions,
+def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions, no_cache,
           baseline, write_baseline, compare, quiet, fix, show_diff):
     """Lint YAML files and directories."""
     from linter.baseline import BaselineError, apply_baseline, read_baseline
@@ -103,6 +105,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         paths=list(paths), root=root, config=config,
         select=_split(select), ignore=_split(ignore),
         inline_suppressions=not no_inline_suppressions,
+        use_cache=not no_cache,
     )
     from linter.progress import Progress
 

@@ -23,6 +23,11 @@ class Estate:
     organization: dict | None = None
     organization_count: int = 0
     graph: SiteGraph | None = None
+    context_documents: int = 0  # documents known only through cached or context records
+
+    @property
+    def has_documents(self) -> bool:
+        return bool(self.modelled) or self.context_documents > 0
 
     def lookup(self, table: str, name):
         if name is None:
@@ -46,8 +51,11 @@ def default_organization() -> dict:
     return record
 
 
-def build_model(documents: list[Document]) -> tuple[dict, dict, dict | None, int, SiteGraph]:
+def build_model(documents: list[Document], extra: dict[str, list[dict]] | None = None
+                ) -> tuple[dict, dict, dict | None, int, SiteGraph]:
     tables = build_all(documents)
+    for table, rows in (extra or {}).items():
+        tables.setdefault(table, []).extend(rows)
     for rows in tables.values():
         rows.sort(key=record_order)
     index: dict[str, dict[str, dict]] = {}
@@ -66,7 +74,15 @@ def build_model(documents: list[Document]) -> tuple[dict, dict, dict | None, int
     return tables, index, organization, len(orgs), graph
 
 
-def build_estate(files: list[LoadedFile]) -> Estate:
+def file_records(loaded: LoadedFile) -> tuple[dict[str, list[dict]], int]:
+    """The records of one file's sound documents (for files read only to resolve
+    references), and how many documents it holds."""
+    sound = [d for d in loaded.documents if validate_document(d)[1]]
+    return build_all(sound), len(loaded.documents)
+
+
+def build_estate(files: list[LoadedFile], context: dict[str, list[dict]] | None = None,
+                 context_documents: int = 0) -> Estate:
     findings: list[Finding] = []
     documents: list[Document] = []
     modelled: list[Document] = []
@@ -78,5 +94,6 @@ def build_estate(files: list[LoadedFile]) -> Estate:
             findings.extend(doc_findings)
             if sound:
                 modelled.append(document)
-    tables, index, organization, count, graph = build_model(modelled)
-    return Estate(files, documents, modelled, findings, tables, index, organization, count, graph)
+    tables, index, organization, count, graph = build_model(modelled, context)
+    return Estate(files, documents, modelled, findings, tables, index, organization, count, graph,
+                  context_documents)

@@ -23,6 +23,7 @@ class Options:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     inline_suppressions: bool = True
+    use_cache: bool = True
 
 
 @dataclass
@@ -54,6 +55,9 @@ class Result:
 
 def display_path(path: Path) -> str:
     """Paths as the user typed them: relative to the working directory when below it."""
+    text = str(path)
+    if not os.path.isabs(text):
+        return os.path.normpath(text)
     try:
         relative = os.path.relpath(path)
     except ValueError:
@@ -105,25 +109,25 @@ def lint(options: Options, progress=None) -> Result:
         for rule_id, rule in load_rules(config.rule_dirs, config.options).items()
     }
     requested = _filter(discover(options.paths), root, config)
+    requested_real = {os.path.abspath(p) for p in requested}
+    context = []  # the rest of the config repo: read only to resolve references
     if root is not None:
-        universe = _filter(discover([root]), root, config)
-        known = {p.resolve() for p in universe}
-        universe += [p for p in requested if p.resolve() not in known]
-    else:
-        universe = requested
-    progress.stage("load", total=len(universe), unit="files")
+        context = [p for p in _filter(discover([root]), root, config) if os.path.abspath(p) not in requested_real]
+    progress.stage("load", total=len(requested) + len(context), unit="files")
     loaded = []
-    for path in universe:
+    for path in requested:
         loaded.append(load_file(path, display_path(path)))
         progress.advance()
+    context_records, context_documents = _context_records(context, root, options.use_cache, progress)
     progress.stage("validate", total=sum(len(lf.documents) for lf in loaded), unit="documents")
-    estate = build_estate(loaded)
+    estate = build_estate(loaded, context_records, context_documents)
     progress.advance(len(estate.documents))
     from linter.engines.local import LocalEngine
 
     progress.stage("evaluate", total=len(rules), unit="rules")
     findings = list(estate.findings)
-    findings.extend(LocalEngine(estate, rules).run())
+    focus = {display_path(p) for p in requested} if context else None
+    findings.extend(LocalEngine(estate, rules, focus).run())
     progress.advance(len(rules))
     reported_files = {display_path(p) for p in requested}
     findings = [f for f in findings if f.file is None or f.file in reported_files]
@@ -136,6 +140,41 @@ def lint(options: Options, progress=None) -> Result:
     documents = sum(len(lf.documents) for lf in loaded if lf.path in reported_files)
     return Result(sort_findings(findings), len(reported_files), documents, config, rules, estate, root, loaded,
                   reported_files)
+
+
+def _context_records(paths: list[Path], root: Path | None, use_cache: bool, progress):
+    """Model records of the files loaded only for reference resolution, from the
+    record cache where the file is unchanged."""
+    from linter.cache import RecordCache
+    from linter.estate import file_records
+
+    records: dict[str, list[dict]] = {}
+    documents = 0
+    cache = RecordCache(root) if (use_cache and root is not None and paths) else None
+    for path in paths:
+        display = display_path(path)
+        hit = cache.get(path, display) if cache else None
+        if hit is None:
+            try:
+                loaded = load_file(path, display)
+            except Exception as exc:  # noqa: BLE001 - an unreadable context file is not the user's target
+                if isinstance(exc, OSError) or exc.__class__.__name__ == "InputError":
+                    progress.advance()
+                    continue
+                raise
+            file_rows, count = file_records(loaded)
+            if cache:
+                cache.put(path, display, file_rows, count)
+        else:
+            file_rows, count = hit
+        for table, rows in file_rows.items():
+            records.setdefault(table, []).extend(rows)
+        documents += count
+        progress.advance()
+    if cache:
+        cache.prune({display_path(p) for p in paths})
+        cache.save()
+    return records, documents
 
 
 def finalize(findings, rules, config: Config, select=(), ignore=()) -> list[Finding]:

@@ -265,9 +265,14 @@ _COMPARE = {
 
 
 class LocalEngine:
-    def __init__(self, estate: Estate, rules: dict[str, Rule]):
+    """``focus``: the files being reported. Checks whose findings land on the
+    record they test skip records of other files (loaded only to resolve
+    references); grouping checks still see every record."""
+
+    def __init__(self, estate: Estate, rules: dict[str, Rule], focus: set[str] | None = None):
         self.estate = estate
         self.rules = rules
+        self.focus = focus
         self.evaluator = Evaluator(estate)
         self.tables = load_tables()
         self._compute_derived()
@@ -300,7 +305,7 @@ class LocalEngine:
     # -- helpers --------------------------------------------------------------
     def _organization_count(self, rule: Rule) -> list[Finding]:
         count = self.estate.organization_count
-        if count == 1 or not self.estate.modelled:
+        if count == 1 or not self.estate.has_documents:
             return []
         if count == 0:
             return [Finding(rule.id, rule.severity, ORG_ABSENT)]
@@ -326,10 +331,13 @@ class LocalEngine:
         entity = Entity(record["_kind"], record["_entity"]) if record.get("_entity") else None
         return Finding(rule.id, severity, message, record["_file"], line, column, path, entity)
 
-    def _rows(self, check: Check) -> list[tuple[dict, Scope]]:
+    def _rows(self, check: Check, focused: bool = False) -> list[tuple[dict, Scope]]:
         table = self.tables[check.table]
+        focus = self.focus if focused else None
         out = []
         for record in self.estate.tables[check.table]:
+            if focus is not None and record["_file"] not in focus:
+                continue
             scope = Scope(record, table)
             if check.where is None or self.evaluator.eval(check.where, scope) is True:
                 out.append((record, scope))
@@ -345,7 +353,7 @@ class LocalEngine:
     def _form_predicate(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]
         out = []
-        for record, scope in self._rows(check):
+        for record, scope in self._rows(check, focused=True):
             if check.each:
                 spec = table.fields[check.each]
                 values = record.get(check.each) or []
@@ -386,18 +394,28 @@ class LocalEngine:
                     out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
 
+    def _target_keys(self, check: Check, target_table: TableSpec) -> set:
+        """The keys a reference may resolve to; shared by checks with the same target."""
+        memo = self.__dict__.setdefault("_key_sets", {})
+        memo_key = (check.target, check.target_key, id(check.target_where))
+        if memo_key not in memo:
+            key_node = Node("field", (check.target_key,))
+            keys = set()
+            for target in self.estate.tables[check.target]:
+                tscope = Scope(target, target_table)
+                key = self.evaluator.eval(key_node, tscope)
+                if key is not None and self._true(check.target_where, tscope):
+                    keys.add(key)
+            memo[memo_key] = (check.target_where, keys)  # the node is kept so its id stays unique
+        return memo[memo_key][1]
+
     def _form_reference(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]
         target_table = self.tables[check.target]
         spec = table.fields.get(check.field)
-        keys = set()
-        for target in self.estate.tables[check.target]:
-            tscope = Scope(target, target_table)
-            key = self.evaluator.eval(Node("field", (check.target_key,)), tscope)
-            if key is not None and self._true(check.target_where, tscope):
-                keys.add(key)
+        keys = self._target_keys(check, target_table)
         out = []
-        for record, scope in self._rows(check):
+        for record, scope in self._rows(check, focused=True):
             value = record.get(check.field)
             text = record.get(check.field + "__text")
             if spec is not None and spec.is_list:
@@ -478,7 +496,7 @@ class LocalEngine:
             if key is not None:
                 others[key].append(other)
         out = []
-        for record, scope in self._rows(check):
+        for record, scope in self._rows(check, focused=True):
             key = self.evaluator.eval(left, scope)
             if key is None:
                 continue

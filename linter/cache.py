@@ -1,0 +1,90 @@
+"""A cache of the model records of files that are loaded only to resolve
+references (the rest of the config repo when a hook passes three changed
+files), so that a pre-commit run does not re-parse thousands of unchanged files.
+
+It lives in the user's cache directory (``$EXLINT_CACHE_DIR``, else
+``$XDG_CACHE_HOME/exlint`` or ``~/.cache/exlint``), never in the repository, and
+holds JSON only. An entry is used only while the file's size and modification
+time are unchanged and the exlint version, schemas and model tables are the ones
+that wrote it. Findings are never cached: files being reported are always read.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from linter import __version__
+from linter.model.tables import _TABLES_FILE
+from linter.resources import schemas_dir
+
+FORMAT = 1
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("EXLINT_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "exlint"
+
+
+def _fingerprint() -> str:
+    digest = hashlib.sha256(f"{FORMAT}|{__version__}".encode())
+    for path in [_TABLES_FILE, *sorted(schemas_dir().glob("*.json"))]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+class RecordCache:
+    def __init__(self, root: Path):
+        key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+        self.path = cache_dir() / f"records-{key}.json"
+        self.stamp = _fingerprint()
+        self.entries: dict[str, dict] = {}
+        self.dirty = False
+        try:
+            body = json.loads(self.path.read_text(encoding="utf-8"))
+            if body.get("stamp") == self.stamp and isinstance(body.get("files"), dict):
+                self.entries = body["files"]
+        except (OSError, ValueError):
+            pass
+
+    @staticmethod
+    def _signature(path: Path) -> list[int] | None:
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        return [stat.st_size, stat.st_mtime_ns]
+
+    def get(self, path: Path, display: str):
+        entry = self.entries.get(display)
+        if entry is None or entry.get("signature") != self._signature(path):
+            return None
+        return entry["records"], entry["documents"]
+
+    def put(self, path: Path, display: str, records: dict[str, list[dict]], documents: int) -> None:
+        signature = self._signature(path)
+        if signature is None:
+            return
+        slim = {table: [{**r, "_marks": {}} for r in rows] for table, rows in records.items() if rows}
+        self.entries[display] = {"signature": signature, "records": slim, "documents": documents}
+        self.dirty = True
+
+    def prune(self, keep: set[str]) -> None:
+        for name in set(self.entries) - keep:
+            del self.entries[name]
+            self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"stamp": self.stamp, "files": self.entries}), encoding="utf-8")
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a cache that cannot be written only costs time
