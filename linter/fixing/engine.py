@@ -358,28 +358,24 @@ def edit_text(text: str, loaded: LoadedFile, actions: list[Action], notes: dict)
 # -- passes ----------------------------------------------------------------------------
 
 def relint(previous, options, texts: dict[str, str]):
-    """The lint result with some files' text replaced (in memory): the same steps
-    as ``linter.runner.lint`` after loading."""
-    from linter.engines.local import LocalEngine
-    from linter.estate import build_estate
-    from linter.findings import sort_findings
-    from linter.runner import Result, finalize
-    from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
+    """``linter.runner.lint`` again, with the files in ``texts`` (display path ->
+    text) read from memory instead of disk: the same pipeline, nothing written.
+    Only the files being fixed (always loaded through ``load_file``) are swapped."""
+    from linter import runner
 
-    loaded = [load_text(texts[lf.path], lf.path) if lf.path in texts else lf for lf in previous.loaded]
-    estate = build_estate(loaded)
-    findings = list(estate.findings) + LocalEngine(estate, previous.rules).run()
-    reported = previous.reported_files
-    findings = [f for f in findings if f.file is None or f.file in reported]
-    findings = finalize(findings, previous.rules, previous.config, options.select, options.ignore)
-    if options.inline_suppressions:
-        suppressions = [s for lf in loaded if lf.path in reported for s in parse_suppressions(lf.path, lf.text)]
-        findings = apply_suppressions(findings, suppressions)
-        findings.extend(finalize(unused_suppressions(suppressions), previous.rules, previous.config,
-                                 options.select, options.ignore))
-    documents = sum(len(lf.documents) for lf in loaded if lf.path in reported)
-    return Result(sort_findings(findings), len(reported), documents, previous.config, previous.rules, estate,
-                  previous.root, loaded, reported)
+    disk_load = runner.load_file
+
+    def load(path, display=None):
+        shown = display or str(path)
+        if shown in texts:
+            return load_text(texts[shown], shown)
+        return disk_load(path, display)
+
+    runner.load_file = load
+    try:
+        return runner.lint(options)
+    finally:
+        runner.load_file = disk_load
 
 
 def _syntax_error(loaded: LoadedFile) -> str | None:
@@ -395,6 +391,10 @@ def fix_result(result, options, max_passes: int = MAX_PASSES) -> Outcome:
     specs = fixers(result.rules)
     outcome = Outcome(result)
     current = result
+    for loaded in result.loaded:  # never written, fixable findings or not: say so
+        reason = _syntax_error(loaded) if loaded.path in result.reported_files else None
+        if reason is not None:
+            outcome.skipped[loaded.path] = reason
     for _ in range(max_passes):
         by_file: dict[str, list[Finding]] = defaultdict(list)
         for finding in current.findings:
@@ -413,7 +413,8 @@ def fix_result(result, options, max_passes: int = MAX_PASSES) -> Outcome:
             reason = _syntax_error(loaded)
             if reason is None and path not in outcome.states:
                 try:
-                    raw = open(path, "rb").read()
+                    with open(path, "rb") as handle:
+                        raw = handle.read()
                     same = decode(raw) == loaded.text and encode_like(raw, loaded.text) == raw
                 except (OSError, TextError) as exc:
                     reason, same = f"not fixed: cannot read it again: {getattr(exc, 'strerror', None) or exc}", True
