@@ -134,31 +134,43 @@ class JsonlSink(Sink):
 
 class FileWriter:
     """Writes whole small files from a few threads: creating a file is latency
-    bound (a filesystem round trip), and the syscalls release the GIL. At most
-    ``window`` files are in flight, so memory stays bounded; errors surface."""
+    bound (a filesystem round trip), and the syscalls release the GIL. Files go
+    in batches; at most ``window`` batches are in flight, so memory stays
+    bounded, and errors surface."""
 
-    def __init__(self, threads: int = 8, window: int = 2048):
+    def __init__(self, threads: int = 8, batch: int = 128, window: int = 32):
         from concurrent.futures import ThreadPoolExecutor
 
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="exlint-generate")
         self.inflight: deque = deque()
+        self.batch: list = []
+        self.size = batch
         self.window = window
 
     @staticmethod
-    def _write(path: str, data: bytes) -> None:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
+    def _write(batch) -> None:
+        for path, data in batch:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
 
     def submit(self, path: str, text: str) -> None:
-        self.inflight.append(self.pool.submit(self._write, path, text.encode("utf-8")))
-        if len(self.inflight) > self.window:
-            self.inflight.popleft().result()
+        self.batch.append((path, text.encode("utf-8")))
+        if len(self.batch) >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.batch:
+            self.inflight.append(self.pool.submit(self._write, self.batch))
+            self.batch = []
+            if len(self.inflight) > self.window:
+                self.inflight.popleft().result()
 
     def close(self) -> None:
         try:
+            self.flush()
             while self.inflight:
                 self.inflight.popleft().result()
         finally:

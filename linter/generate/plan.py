@@ -24,6 +24,8 @@ Layout:
 - folders: about ten per server; every MAPI IPM folder has a replica on its
   region hub store (so custom referral lists that name the region hubs cover
   every folder) and at least one more in another site.
+- custom referral lists: the first Exchange 2007 store of a region hub and of
+  the site after next, in the first two regions, lists every region hub server.
 """
 from __future__ import annotations
 
@@ -210,7 +212,10 @@ class Topology:
 
     def custom_list_sites(self, r: int) -> tuple[int, ...]:
         """Sites whose first Exchange 2007 store keeps a custom referral list
-        (naming every region hub server): the region hub and the site after next."""
+        naming every region hub server: the hub and the site after next, in the
+        first two regions only (so list entries grow linearly with the estate)."""
+        if r >= 2:
+            return ()
         h = self.hub(r)
         return (h, h + 2) if h + 2 < self.S else (h,)
 
