@@ -497,12 +497,12 @@ def run(result, options, write: bool, echo: Callable[[str], None], out: Callable
             except OSError as exc:
                 failed = True
                 echo(f"exlint: error: {path}: cannot write: {exc.strerror or exc}; the file is unchanged")
-        if written:
+        if failed:  # what is on disk now
             from linter.runner import lint
 
             final = lint(options)
-        else:
-            final = result
+        else:  # exactly the texts now on disk, already linted
+            final = outcome.result
     remaining = {finding_key(f) for f in final.findings}
     fixed = [f for k, f in outcome.fixable_seen.items() if k not in remaining and (f.file in written or not write)]
     for key, note in sorted(outcome.notes.items(), key=lambda kv: (kv[0][1] or "", kv[0][0])):
