@@ -671,3 +671,25 @@ def test_property_random_estates(seed):
         second = invoke("check", "--fix", "--fail-on", "never", directory)
         assert "fixed 0 finding(s) in 0 file(s)" in second.stderr
         assert {p.name: p.read_bytes() for p in directory.glob("part-*.yaml")} == fixed
+
+
+def test_an_empty_value_is_filled_in(estate):
+    organization = place(estate, "shd001-missing", "organization.yaml")
+    text = organization.read_text().replace(
+        "    MaxRetriesForLocalSiteShadow: 2\n",
+        "    MaxRetriesForRemoteSiteShadow:   # cleared by the 2023 script\n    MaxRetriesForLocalSiteShadow: 2\n")
+    organization.write_text(text)
+    invoke("check", "--fix", organization)
+    assert organization.read_text() == text.replace(
+        "MaxRetriesForRemoteSiteShadow:   # cleared", "MaxRetriesForRemoteSiteShadow: 0   # cleared")
+
+
+def test_file_with_a_duplicate_key_is_not_written(estate):
+    organization = place(estate, "shd001-missing", "organization.yaml")
+    text = organization.read_text().replace(
+        "    MaxRetriesForLocalSiteShadow: 2\n", "    MaxRetriesForLocalSiteShadow: 2\n    MaxRetriesForLocalSiteShadow: 3\n")
+    organization.write_text(text)
+    result = invoke("check", "--fix", organization)
+    assert organization.read_text() == text
+    assert "organization.yaml: not fixed: the file has a duplicate key (line 55); correct it first" in result.stderr
+    assert result.exit_code == 1

@@ -55,6 +55,7 @@ class Outcome:
     fixable_seen: dict[tuple, Finding] = field(default_factory=dict)
     notes: dict[tuple, str] = field(default_factory=dict)  # finding key -> why it was not fixed
     skipped: dict[str, str] = field(default_factory=dict)  # file -> why it was not touched
+    stale: bool = False  # the in-memory re-lint did not reflect the edits (a safety net)
 
     @property
     def changed(self) -> dict[str, FileState]:
@@ -383,6 +384,9 @@ def _syntax_error(loaded: LoadedFile) -> str | None:
     if loaded.text is None or broken:
         line = broken[0].line if broken else 1
         return f"not fixed: the file has a YAML syntax error (line {line}); correct it first"
+    twice = [f for f in loaded.findings if f.rule == "EXL002"]
+    if twice:  # which of the two values a fix should change is unclear
+        return f"not fixed: the file has a duplicate key (line {twice[0].line}); correct it first"
     return None
 
 
@@ -426,6 +430,9 @@ def fix_result(result, options, max_passes: int = MAX_PASSES) -> Outcome:
                 outcome.skipped[path] = reason
                 continue
             state = outcome.states[path]
+            if loaded.text != state.text:  # the re-lint did not see the edited text: stop here
+                outcome.stale = True
+                continue
             actions = _plan(planner, findings, loaded, current.rules, specs, outcome.notes)
             if not actions:
                 continue
@@ -433,7 +440,7 @@ def fix_result(result, options, max_passes: int = MAX_PASSES) -> Outcome:
             if new != state.text:
                 state.text = new
                 changed = True
-        if not changed:
+        if not changed or outcome.stale:
             break
         current = relint(current, options, {p: s.text for p, s in outcome.states.items()})
     outcome.result = current
@@ -497,7 +504,7 @@ def run(result, options, write: bool, echo: Callable[[str], None], out: Callable
             except OSError as exc:
                 failed = True
                 echo(f"exlint: error: {path}: cannot write: {exc.strerror or exc}; the file is unchanged")
-        if failed:  # what is on disk now
+        if failed or outcome.stale:  # what is on disk now
             from linter.runner import lint
 
             final = lint(options)
