@@ -691,5 +691,5 @@ def test_file_with_a_duplicate_key_is_not_written(estate):
     organization.write_text(text)
     result = invoke("check", "--fix", organization)
     assert organization.read_text() == text
-    assert "organization.yaml: not fixed: the file has a duplicate key (line 55); correct it first" in result.stderr
+    assert "organization.yaml: not fixed: the file has a duplicate key (line 54); correct it first" in result.stderr
     assert result.exit_code == 1
