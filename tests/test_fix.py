@@ -693,3 +693,19 @@ def test_file_with_a_duplicate_key_is_not_written(estate):
     assert organization.read_text() == text
     assert "organization.yaml: not fixed: the file has a duplicate key (line 54); correct it first" in result.stderr
     assert result.exit_code == 1
+
+
+def test_real_command_line(estate):
+    """The installed entry point, as a pre-commit hook or CI job runs it."""
+    import subprocess
+    import sys
+
+    store = place(estate, "dup001", "stores/pfdb-ex03-lon-01.yaml")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    command = [sys.executable, "-m", "linter", "check", "--fix", "--format", "json", str(store.relative_to(estate))]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=estate)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "exlint: fixed 1 finding(s) in 1 file(s)\n"
+    assert json.loads(done.stdout)["findings"] == []
+    diff = subprocess.run(command[:4] + ["--diff"] + command[-1:], capture_output=True, text=True, env=env, cwd=estate)
+    assert (diff.returncode, diff.stdout) == (0, "")

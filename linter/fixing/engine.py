@@ -110,6 +110,7 @@ class Planner:
         self.specs = specs
         self.tables = load_tables()
         self._evaluator = None
+        self._records: dict[str, dict[tuple, dict]] = {}
 
     @property
     def evaluator(self):
@@ -122,11 +123,10 @@ class Planner:
     def _record(self, table: str, document: Document, prefix: tuple) -> dict | None:
         from linter.findings import format_path
 
-        wanted = format_path(prefix)
-        for record in self.result.estate.tables.get(table, ()):
-            if record["_file"] == document.file and record["_doc"] == document.index and record["_prefix"] == wanted:
-                return record
-        return None
+        if table not in self._records:
+            self._records[table] = {(r["_file"], r["_doc"], r["_prefix"]): r
+                                    for r in self.result.estate.tables.get(table, ())}
+        return self._records[table].get((document.file, document.index, format_path(prefix)))
 
     def _value(self, node, table: str, document: Document, prefix: tuple, value: Any) -> Any:
         from linter.engines.local import Scope
