@@ -646,7 +646,7 @@ def canonical(documents: list[dict]) -> list[str]:
     return sorted(json.dumps(d, sort_keys=True) for d in documents)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+@settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_property_random_estates(seed):
