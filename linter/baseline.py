@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from linter.atomic import atomic_write
 from linter.fingerprints import fingerprint
 
 FORMAT_VERSION = 1
@@ -39,9 +40,7 @@ def write_baseline(path: Path, findings) -> None:
     ]
     entries.sort(key=lambda e: (e["rule"], e["file"] or "", e["fingerprint"]))
     body = {"version": FORMAT_VERSION, "tool": "exlint", "findings": entries}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(str(path), (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), create=True)
 
 
 def read_baseline(path: Path) -> list[dict]:

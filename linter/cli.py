@@ -44,10 +44,9 @@ def write_reports(result, formats, outputs, progress=None) -> None:
         if progress is not None:
             progress.advance()
         try:
-            tmp = f"{path}.tmp-{os.getpid()}"
-            with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
+            from linter.atomic import atomic_write
+
+            atomic_write(path, text.encode("utf-8"), create=True)
         except OSError as exc:
             raise ExitError(f"{path}: cannot write report: {exc.strerror or exc}") from None
     if progress is not None and stdout_formats:

@@ -10,7 +10,7 @@ from pathlib import Path
 from linter.config import Config, find_config, find_root, read_config
 from linter.estate import Estate, build_estate
 from linter.findings import SEVERITY_RANK, Finding, sort_findings
-from linter.loading import LoadedFile, discover, load_file
+from linter.loading import LoadedFile, discover, load_file, load_text
 from linter.policy.packs import Rule, load_rules
 from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 
@@ -24,6 +24,9 @@ class Options:
     ignore: tuple[str, ...] = ()
     inline_suppressions: bool = True
     use_cache: bool = True
+    # display path -> text: files read from memory instead of disk (--fix re-lints
+    # its edits before writing anything)
+    texts: dict[str, str] | None = None
 
 
 @dataclass
@@ -115,8 +118,10 @@ def lint(options: Options, progress=None) -> Result:
         context = [p for p in _filter(discover([root]), root, config) if os.path.abspath(p) not in requested_real]
     progress.stage("load", total=len(requested) + len(context), unit="files")
     loaded = []
+    texts = options.texts or {}
     for path in requested:
-        loaded.append(load_file(path, display_path(path)))
+        display = display_path(path)
+        loaded.append(load_text(texts[display], display) if display in texts else load_file(path, display))
         progress.advance()
     context_records, context_documents = _context_records(context, root, options.use_cache, progress)
     progress.stage("validate", total=sum(len(lf.documents) for lf in loaded), unit="documents")

@@ -20,6 +20,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from linter import atomic
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -341,7 +343,7 @@ def test_write_failing_midway_leaves_the_file_intact(estate, monkeypatch):
         handle.write(data[: len(data) // 2])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(fix_files, "_write_temporary", half_then_full_disk)
+    monkeypatch.setattr(atomic, "_write_temporary", half_then_full_disk)
     result = invoke("check", "--fix", store)
     assert store.read_bytes() == before
     assert os.stat(store).st_mode & 0o777 == 0o640

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from linter.findings import Finding
-from linter.fixing.files import atomic_write, encode_like, unified_diff
+from linter.atomic import atomic_write
+from linter.fixing.files import encode_like, unified_diff
 from linter.fixing.spec import FixSpec, parse_fix
 from linter.fixing.yamltext import Edit, Unfixable, YamlText, apply_edits, overlaps
 from linter.loading import Document, LoadedFile, load_text
@@ -360,23 +361,12 @@ def edit_text(text: str, loaded: LoadedFile, actions: list[Action], notes: dict)
 
 def relint(previous, options, texts: dict[str, str]):
     """``linter.runner.lint`` again, with the files in ``texts`` (display path ->
-    text) read from memory instead of disk: the same pipeline, nothing written.
-    Only the files being fixed (always loaded through ``load_file``) are swapped."""
+    text) read from memory instead of disk: the same pipeline, nothing written."""
+    from dataclasses import replace
+
     from linter import runner
 
-    disk_load = runner.load_file
-
-    def load(path, display=None):
-        shown = display or str(path)
-        if shown in texts:
-            return load_text(texts[shown], shown)
-        return disk_load(path, display)
-
-    runner.load_file = load
-    try:
-        return runner.lint(options)
-    finally:
-        runner.load_file = disk_load
+    return runner.lint(replace(options, texts={**(options.texts or {}), **texts}))
 
 
 def _syntax_error(loaded: LoadedFile) -> str | None:

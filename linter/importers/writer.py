@@ -13,12 +13,13 @@ not rewritten at all.
 """
 from __future__ import annotations
 
+from linter.atomic import atomic_write
+
 import codecs
 import datetime
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
@@ -428,15 +429,7 @@ class OutputTree:
             text = yaml_file.render()
             target = self.root / yaml_file.path
             target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".exlint-import-", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-                    out.write(text)
-                os.replace(temporary, target)
-            except BaseException:
-                if os.path.exists(temporary):
-                    os.unlink(temporary)
-                raise
+            atomic_write(str(target), text.encode("utf-8"), create=True)
 
     # New documents ----------------------------------------------------------------
 

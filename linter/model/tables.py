@@ -8,7 +8,6 @@ from typing import Any
 
 import re
 
-import yaml
 
 from linter.loading.fast_yaml import load as _yaml_load
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from linter.loading.fast_yaml import load as _yaml_load, load_all as _yaml_load_all
+from linter.loading.fast_yaml import load_all as _yaml_load_all
 
 from linter.estate import build_estate
 from linter.loading import load_text

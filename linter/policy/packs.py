@@ -35,7 +35,7 @@ from linter.loading.fast_yaml import load as _yaml_load
 from linter.findings import SEVERITIES
 from linter.fixing.spec import FixSpecError, check_fix, parse_fix
 from linter.model.tables import TableSpec, load_tables
-from linter.policy.expr import ExprError, Node, parse, walk
+from linter.policy.expr import ExprError, Node, parse
 from linter.resources import rules_dir
 
 ID_PATTERN = re.compile(r"^[A-Z]{2,6}\d{3}$")
