@@ -88,3 +88,58 @@ class RecordCache:
             os.replace(tmp, self.path)
         except OSError:
             pass  # a cache that cannot be written only costs time
+
+
+class ParsedFileCache:
+    """Parsed YAML data of small, often-read files (rule packs), as JSON, for
+    the start-up of a one-file hook run. Data that does not survive a JSON round
+    trip unchanged (integer keys, dates) is simply not cached."""
+
+    def __init__(self, name: str):
+        self.path = cache_dir() / f"{name}-{FORMAT}-{__version__}.json"
+        self.entries: dict[str, dict] = {}
+        self.dirty = False
+        try:
+            body = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(body, dict):
+                self.entries = body
+        except (OSError, ValueError):
+            pass
+
+    def get(self, path: Path):
+        entry = self.entries.get(str(path.resolve()))
+        if entry is None or entry.get("signature") != RecordCache._signature(path):
+            return None
+        return entry.get("data")
+
+    def put(self, path: Path, data) -> None:
+        try:
+            if json.loads(json.dumps(data)) != data:
+                return
+        except (TypeError, ValueError):
+            return
+        signature = RecordCache._signature(path)
+        if signature is not None:
+            self.entries[str(path.resolve())] = {"signature": signature, "data": data}
+            self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(self.entries), encoding="utf-8")
+            os.replace(tmp, self.path)
+            self.dirty = False
+        except OSError:
+            pass
+
+
+_parsed: dict[str, ParsedFileCache] = {}
+
+
+def parsed_file_cache(name: str) -> ParsedFileCache:
+    if name not in _parsed:
+        _parsed[name] = ParsedFileCache(name)
+    return _parsed[name]

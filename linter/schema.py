@@ -72,24 +72,55 @@ def _without_defaults(node, names: bool = False):
     return node
 
 
+def fast_schema(kind: str) -> dict:
+    """The kind's schema as fastjsonschema compiles it: dereferenced, without
+    defaults (fastjsonschema writes them into the data) or documentation."""
+    schemas = _schemas()
+    schema = _dereference(schemas[schema_file(kind)], schemas["common.json"]["$defs"])
+    schema = _without_defaults({k: v for k, v in schema.items() if k not in ("$schema", "$id")})
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+    return schema
+
+
+def schemas_digest() -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name, body in sorted(_schemas().items()):
+        digest.update(name.encode() + json.dumps(body, sort_keys=True).encode())
+    return digest.hexdigest()[:20]
+
+
 @lru_cache(maxsize=None)
 def fast_check(kind: str):
     """A compiled validity check (fastjsonschema): most documents are valid, and
     this answers "valid?" several times faster than jsonschema. Invalid
     documents are re-validated with jsonschema, which explains every error.
-    Our schemas use only keywords that draft 7 shares with 2020-12."""
-    import fastjsonschema
+    Our schemas use only keywords that draft 7 shares with 2020-12.
 
-    schemas = _schemas()
-    schema = _dereference(schemas[schema_file(kind)], schemas["common.json"]["$defs"])
-    schema = _without_defaults({k: v for k, v in schema.items() if k not in ("$schema", "$id")})
-    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
-    compiled = fastjsonschema.compile(schema, use_formats=False)
+    The validators are generated ahead of time into linter/schema_validators/
+    (``python -m linter.schema_validators``) so that a one-file run does not pay
+    for code generation; when the schemas changed since, they are compiled here."""
+    import importlib
+
+    from fastjsonschema import JsonSchemaException
+
+    compiled = None
+    try:
+        package = importlib.import_module("linter.schema_validators")
+        if package.SCHEMAS_DIGEST == schemas_digest():
+            compiled = importlib.import_module(f"linter.schema_validators.{kind.lower()}").validate
+    except (ImportError, AttributeError):
+        compiled = None
+    if compiled is None:
+        import fastjsonschema
+
+        compiled = fastjsonschema.compile(fast_schema(kind), use_formats=False)
 
     def is_valid(data) -> bool:
         try:
             compiled(data)
-        except fastjsonschema.JsonSchemaException:
+        except JsonSchemaException:
             return False
         return True
 

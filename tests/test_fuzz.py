@@ -168,3 +168,10 @@ def test_validation_never_changes_the_document():
     before = copy.deepcopy(document.data)
     validate_document(document)
     assert document.data == before
+
+
+def test_generated_validators_are_current():
+    import linter.schema_validators as generated
+    from linter.schema import schemas_digest
+
+    assert generated.SCHEMAS_DIGEST == schemas_digest(), "run: python -m linter.schema_validators"

@@ -51,6 +51,33 @@ _BIN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
 def parse(text: str) -> Node:
     if not isinstance(text, str) or not text.strip():
         raise ExprError("empty expression")
+    from linter.cache import parsed_file_cache
+
+    cache = parsed_file_cache("expressions")
+    cached = cache.entries.get(text)
+    if cached is not None:
+        try:
+            return from_json(cached)
+        except (TypeError, ValueError, IndexError):
+            pass
+    node = _parse(text)
+    cache.entries[text] = to_json(node)
+    cache.dirty = True
+    return node
+
+
+def to_json(node: "Node"):
+    return [node.op, [to_json(a) if isinstance(a, Node) else a for a in node.args]]
+
+
+def from_json(data) -> "Node":
+    op, args = data
+    if not isinstance(op, str) or not isinstance(args, list):
+        raise ValueError("not an expression")
+    return Node(op, tuple(from_json(a) if isinstance(a, list) and op != "list" else a for a in args))
+
+
+def _parse(text: str) -> Node:
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:

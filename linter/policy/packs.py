@@ -409,6 +409,12 @@ def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict
 
 
 def _read_pack(path: Path) -> list:
+    from linter.cache import parsed_file_cache
+
+    cache = parsed_file_cache("packs")
+    cached = cache.get(path)
+    if cached is not None:
+        return cached
     try:
         data = _yaml_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -421,6 +427,7 @@ def _read_pack(path: Path) -> list:
         data = data["rules"]
     if not isinstance(data, list):
         raise PackError(f"{path}: a rule pack is a list of rules (or a mapping with `rules:`)")
+    cache.put(path, data)
     return data
 
 
@@ -451,6 +458,10 @@ def _load_rules(extra_dirs: tuple[str, ...], options: dict) -> dict[str, Rule]:
                 if rule.id in rules:
                     raise PackError(f"{path.name}: rule {rule.id} is already defined in {rules[rule.id].pack}")
                 rules[rule.id] = rule
+    from linter.cache import parsed_file_cache
+
+    parsed_file_cache("packs").save()
+    parsed_file_cache("expressions").save()
     unknown = set(options) - set(rules)
     if unknown:
         raise PackError(f"options given for unknown rules: {', '.join(sorted(unknown))}")
