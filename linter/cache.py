@@ -110,14 +110,19 @@ class ParsedFileCache:
         entry = self.entries.get(str(path.resolve()))
         if entry is None or entry.get("signature") != RecordCache._signature(path):
             return None
-        return entry.get("data")
+        try:
+            return _decode(entry.get("data"))
+        except (TypeError, ValueError, KeyError):
+            return None
 
     def put(self, path: Path, data) -> None:
         try:
-            if json.loads(json.dumps(data)) != data:
+            encoded = _encode(data)
+            if _decode(json.loads(json.dumps(encoded))) != data:
                 return
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, KeyError):
             return
+        data = encoded
         signature = RecordCache._signature(path)
         if signature is not None:
             self.entries[str(path.resolve())] = {"signature": signature, "data": data}
@@ -134,6 +139,39 @@ class ParsedFileCache:
             self.dirty = False
         except OSError:
             pass
+
+
+_PAIRS, _DATE = "\u0000pairs", "\u0000date"
+
+
+def _encode(value):
+    """JSON for YAML data: mappings with non-string keys and dates are tagged."""
+    import datetime
+
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value):
+            return {k: _encode(v) for k, v in value.items()}
+        return {_PAIRS: [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return {_DATE: value.isoformat(), "datetime": isinstance(value, datetime.datetime)}
+    return value
+
+
+def _decode(value):
+    import datetime
+
+    if isinstance(value, dict):
+        if _PAIRS in value:
+            return {_decode(k): _decode(v) for k, v in value[_PAIRS]}
+        if _DATE in value:
+            kind = datetime.datetime if value["datetime"] else datetime.date
+            return kind.fromisoformat(value[_DATE])
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
 
 
 _parsed: dict[str, ParsedFileCache] = {}

@@ -90,7 +90,14 @@ def _split(path: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def load_tables() -> dict[str, TableSpec]:
-    raw = _yaml_load(_TABLES_FILE.read_text(encoding="utf-8"))
+    from linter.cache import parsed_file_cache
+
+    cache = parsed_file_cache("tables")
+    raw = cache.get(_TABLES_FILE)
+    if raw is None:
+        raw = _yaml_load(_TABLES_FILE.read_text(encoding="utf-8"))
+        cache.put(_TABLES_FILE, raw)
+        cache.save()
     tables: dict[str, TableSpec] = {}
     for table_name, body in raw.items():
         fields: dict[str, FieldSpec] = {}
