@@ -58,14 +58,12 @@ class Result:
 
 def display_path(path: Path) -> str:
     """Paths as the user typed them: relative to the working directory when below it."""
-    text = str(path)
+    text = os.path.normpath(str(path))
     if not os.path.isabs(text):
-        return os.path.normpath(text)
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
+        return text
+    cwd = os.getcwd()
+    prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
+    return text[len(prefix):] if text.startswith(prefix) else text
 
 
 def _matches(relative: str, patterns: list[str]) -> bool:

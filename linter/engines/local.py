@@ -33,6 +33,7 @@ class Scope:
 
 
 _SCOPED_NAMES = {"item", "value", "other", "organization"}
+_ABSENT = object()
 
 
 class Evaluator:
@@ -40,6 +41,18 @@ class Evaluator:
         self.estate = estate
         self.tables = load_tables()
         self._compiled: dict[int, Any] = {}
+        # derived fields are computed when a rule first reads them, then kept on the record
+        self._derived = {(table.name, name): parse(text)
+                         for table in self.tables.values() for name, text in table.derived.items()}
+
+    def field(self, record: dict, name: str) -> Any:
+        value = record.get(name, _ABSENT)
+        if value is _ABSENT:
+            node = self._derived.get((record["_table"], name))
+            if node is None:
+                return None
+            value = record[name] = self.eval(node, Scope(record, self.tables[record["_table"]]))
+        return value
 
     # -- navigation -------------------------------------------------------
     def _target(self, table: TableSpec, name: str) -> TableSpec | None:
@@ -78,7 +91,7 @@ class Evaluator:
             if record is None:
                 return None, None
         for i, part in enumerate(rest):
-            value = record.get(part)
+            value = self.field(record, part)
             text = record.get(part + "__text")
             if i == len(rest) - 1:
                 return value, text
@@ -113,7 +126,9 @@ class Evaluator:
                     aggregates = scope.aggregates
                     if aggregates and name in aggregates:
                         return aggregates[name]
-                    return scope.record.get(name)
+                    record = scope.record
+                    value = record.get(name, _ABSENT)
+                    return self.field(record, name) if value is _ABSENT else value
                 return plain_field
             return lambda scope: self.nav(path, scope)[0]
         if op in ("and", "or"):
@@ -275,18 +290,7 @@ class LocalEngine:
         self.focus = focus
         self.evaluator = Evaluator(estate)
         self.tables = load_tables()
-        self._compute_derived()
 
-    def _compute_derived(self) -> None:
-        for table in self.tables.values():
-            for name, text in table.derived.items():
-                node = parse(text)
-                for record in self.estate.tables[table.name]:
-                    record[name] = self.evaluator.eval(node, Scope(record, table))
-        org = self.estate.organization
-        if org is not None and org.get("_entity") is None:
-            for name, text in self.tables["Organization"].derived.items():
-                org[name] = self.evaluator.eval(parse(text), Scope(org, self.tables["Organization"]))
 
     def run(self) -> list[Finding]:
         findings: list[Finding] = []
@@ -356,7 +360,7 @@ class LocalEngine:
         for record, scope in self._rows(check, focused=True):
             if check.each:
                 spec = table.fields[check.each]
-                values = record.get(check.each) or []
+                values = self.evaluator.field(record, check.each) or []
                 texts = record.get(check.each + "__text") or values
                 ref = self.tables[spec.ref] if spec.ref else None
                 for index, (value, text) in enumerate(zip(values, texts)):
@@ -367,7 +371,7 @@ class LocalEngine:
                 for name in check.fields:
                     spec = table.fields.get(name)
                     ref = self.tables[spec.ref] if spec is not None and spec.ref else None
-                    inner = replace(scope, value=record.get(name), value_text=record.get(name + "__text"),
+                    inner = replace(scope, value=self.evaluator.field(record, name), value_text=record.get(name + "__text"),
                                     value_table=ref)
                     if self._true(check.when, inner):
                         out.append(self._finding(rule, check, inner, field_path(table, name)))
@@ -416,7 +420,7 @@ class LocalEngine:
         keys = self._target_keys(check, target_table)
         out = []
         for record, scope in self._rows(check, focused=True):
-            value = record.get(check.field)
+            value = self.evaluator.field(record, check.field)
             text = record.get(check.field + "__text")
             if spec is not None and spec.is_list:
                 texts = text if isinstance(text, list) else value or []
@@ -451,6 +455,8 @@ class LocalEngine:
                 else:
                     aggregates[name] = len({v for v in values if v is not None})
             for record, scope in members:
+                if self.focus is not None and record["_file"] not in self.focus:
+                    continue
                 inner = replace(scope, aggregates=aggregates)
                 if self._true(check.when, inner) and self._true(check.report, inner):
                     out.append(self._finding(rule, check, inner, field_path(table, check.field)))
