@@ -30,6 +30,16 @@ def cache_dir() -> Path:
     return Path(base) / "exlint"
 
 
+def _store(path: Path, body) -> None:
+    from linter.atomic import atomic_write
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(str(path), json.dumps(body).encode("utf-8"), create=True)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+
+
 def _fingerprint() -> str:
     digest = hashlib.sha256(f"{FORMAT}|{__version__}".encode())
     for path in [_TABLES_FILE, *sorted(schemas_dir().glob("*.json"))]:
@@ -79,15 +89,9 @@ class RecordCache:
             self.dirty = True
 
     def save(self) -> None:
-        if not self.dirty:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"stamp": self.stamp, "files": self.entries}), encoding="utf-8")
-            os.replace(tmp, self.path)
-        except OSError:
-            pass  # a cache that cannot be written only costs time
+        if self.dirty:
+            _store(self.path, {"stamp": self.stamp, "files": self.entries})
+            self.dirty = False
 
 
 class ParsedFileCache:
@@ -129,16 +133,9 @@ class ParsedFileCache:
             self.dirty = True
 
     def save(self) -> None:
-        if not self.dirty:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.entries), encoding="utf-8")
-            os.replace(tmp, self.path)
+        if self.dirty:
+            _store(self.path, self.entries)
             self.dirty = False
-        except OSError:
-            pass
 
 
 _PAIRS, _DATE = "\u0000pairs", "\u0000date"
