@@ -20,6 +20,8 @@ if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 fi
 echo "install-chromium: installing Debian's chromium package"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq chromium >/dev/null
+if ! { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }; then
+    echo "install-chromium: apt-get could not install chromium; the browser tests will be skipped" >&2
+    exit 0
+fi
 "$CHROMIUM" --version
