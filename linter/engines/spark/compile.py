@@ -1,0 +1,649 @@
+"""Rule expressions (the IR of linter.policy.expr) compiled to Spark SQL, with
+the local engine's semantics (linter/engines/local.py) reproduced exactly:
+
+- SQL three-valued logic: ``and``/``or`` are Kleene, a comparison or arithmetic
+  with a missing value is missing, and a check fires only on an exact ``True``;
+- Python's rules where SQL differs: ``'a' == 1`` is false (never a cast), ``<``
+  between text and a number is missing, ``not 0`` is true, ``+`` with text
+  joins the displayed values, ``x in list`` ignores missing elements;
+- navigation ``server.version`` is a left join of the target table
+  deduplicated by name (the first record by file, document, position wins),
+  broadcast when small; ``organization.x`` joins the estate's one Organization
+  row (the documented defaults when there is none or several);
+- list aggregates (``any``, ``all``, ``count``, ``distinct_count``) become
+  higher-order functions on the array (``aggregate``/``transform``/``filter``)
+  when the condition needs no join, and otherwise a posexplode, the joins, a
+  group-by on the row's key and a left join back;
+- ``site_cost``/``site_group`` read small maps computed in Python from the
+  site graph (linter.topology), joined as a one-row-per-estate table.
+
+A Frame is a query under construction: a base relation and a list of joins
+whose column lists grow while expressions are compiled; its SQL is rendered
+only at the end, so each join carries just the columns some expression used.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from linter.engines.spark.sqltext import (
+    ANY, BOOL, FLOAT, INT, LIST, MISSING_BOOL, NULL, NUMERIC, SPARK_TYPE, STR,
+    and_all, display_sql, literal_sql, q, string, typed_null,
+)
+from linter.model.tables import TableSpec
+from linter.policy.expr import Node
+from linter.topology import UNREACHABLE
+
+
+class CompileError(Exception):
+    """An expression the Spark engine cannot express (reported as EXL000)."""
+
+
+class NeedsExplode(Exception):
+    """Raised inside a higher-order function when a join is needed (navigation from ``item``)."""
+
+
+@dataclass
+class Val:
+    sql: str
+    type: str
+    text: str | None = None  # SQL of the text as written, for messages
+    text_type: str | None = None
+    name: str | None = None  # the frame column holding the value, when it is one
+    lam: bool = False  # built from a lambda variable (cannot be joined on)
+
+
+class Join:
+    """``LEFT JOIN (SELECT <needed columns> FROM source) AS alias ON ...``; the
+    column list grows until the query is rendered. ``columns=None``: the source
+    already names its columns (an aggregate subquery)."""
+
+    def __init__(self, alias: str, source, on: str, columns=("_est", "name")):
+        self.alias = alias
+        self.source = source  # SQL text or a callable returning it
+        self.on = on
+        self.cols = None if columns is None else set(columns)
+
+    def need(self, column: str) -> None:
+        if self.cols is not None:
+            self.cols.add(column)
+
+    def render(self) -> str:
+        source = self.source() if callable(self.source) else self.source
+        if self.cols is None:
+            return f"LEFT JOIN ({source}) AS {q(self.alias)} ON {self.on}"
+        columns = ", ".join(f"{q(c)} AS {q(self.alias + c)}" for c in sorted(self.cols))
+        return f"LEFT JOIN (SELECT {columns} FROM {source}) AS {q(self.alias)} ON {self.on}"
+
+
+@dataclass(eq=False)
+class Rec:
+    """A record whose columns are in the frame as ``prefix + field``."""
+    prefix: str
+    table: TableSpec
+    join: Join | None = None  # the join that brings it (columns are added on use)
+
+
+@dataclass
+class Bound:
+    val: Val
+    ref: TableSpec | None
+
+
+@dataclass
+class Scope:
+    record: Rec
+    item: Bound | None = None
+    value: Bound | None = None
+    other: Rec | None = None
+    aggregates: dict = field(default_factory=dict)
+
+
+def null() -> Val:
+    return Val("NULL", NULL)
+
+
+def literal(value) -> Val:
+    try:
+        sql, kind = literal_sql(value)
+    except ValueError as exc:
+        raise CompileError(str(exc)) from None
+    return Val(sql, kind)
+
+
+def strict_true(val: Val) -> str:
+    """Python's ``value is True`` (what makes a check fire)."""
+    return f"coalesce({val.sql}, false)" if val.type == BOOL else "false"
+
+
+def kleene(val: Val) -> str:
+    """An operand of ``and``/``or``: False, None, or (anything else) True."""
+    if val.type == BOOL:
+        return val.sql
+    if val.type == NULL:
+        return MISSING_BOOL
+    return f"CASE WHEN {val.sql} IS NULL THEN {MISSING_BOOL} ELSE true END"
+
+
+def eq_true(val: Val) -> str:
+    """``value == True`` with None kept (``True in results``)."""
+    if val.type == BOOL:
+        return val.sql
+    if val.type in (INT, FLOAT):
+        return f"({val.sql} = 1)"
+    if val.type == NULL:
+        return MISSING_BOOL
+    return f"CASE WHEN {val.sql} IS NULL THEN {MISSING_BOOL} ELSE false END"
+
+
+def eq_false(val: Val) -> str:
+    if val.type == BOOL:
+        return f"(NOT {val.sql})"
+    if val.type in (INT, FLOAT):
+        return f"({val.sql} = 0)"
+    if val.type == NULL:
+        return MISSING_BOOL
+    return f"CASE WHEN {val.sql} IS NULL THEN {MISSING_BOOL} ELSE false END"
+
+
+def _numeric(val: Val, to: str) -> str:
+    if val.type == BOOL or (to == FLOAT and val.type == INT):
+        return f"CAST({val.sql} AS {SPARK_TYPE[to]})"
+    return val.sql
+
+
+def unify(vals: list[Val]) -> tuple[str, list[str]]:
+    """A common type for the branches of an ``if`` or the arguments of
+    ``coalesce``/``greatest``, and their SQL cast to it."""
+    kinds = {v.type for v in vals if v.type != NULL}
+    if not kinds:
+        return NULL, [v.sql for v in vals]
+    if len(kinds) == 1:
+        kind = kinds.pop()
+    elif kinds <= set(NUMERIC):
+        kind = FLOAT if FLOAT in kinds else INT
+    elif ANY in kinds:
+        kind = ANY
+    else:
+        raise CompileError(f"values of different types ({', '.join(sorted(kinds))}) in one expression")
+    out = []
+    for v in vals:
+        if v.type == NULL:
+            out.append(typed_null(kind))
+        elif kind in (INT, FLOAT) and v.type != kind:
+            out.append(_numeric(v, kind))
+        else:
+            out.append(v.sql)
+    return kind, out
+
+
+def display(val: Val) -> str:
+    """display(value, text): the text as written when there is one."""
+    if val.text is not None:
+        return (f"CASE WHEN {val.text} IS NOT NULL THEN {display_sql(val.text, val.text_type)} "
+                f"ELSE {display_sql(val.sql, val.type)} END")
+    return display_sql(val.sql, val.type)
+
+
+def target_of(table: TableSpec, name: str, tables: dict) -> TableSpec | None:
+    spec = table.fields.get(name)
+    if spec is not None and spec.ref:
+        return tables[spec.ref]
+    if name == table.parent:
+        return tables[table.document]
+    return None
+
+
+class Frame:
+    """A query under construction over rows identified by ``keys``."""
+
+    def __init__(self, model, base, keys, parent: "Frame | None" = None):
+        self.model = model
+        self.base = base  # SQL "relation AS alias" text, or a callable returning it
+        self.keys = list(keys)
+        self.steps: list[Join] = []
+        self.hints: list[str] = []
+        self.navs: dict = dict(parent.navs) if parent else {}
+        self.org = parent.org if parent else None
+        self.graph = parent.graph if parent else None
+
+    @classmethod
+    def over(cls, model, table: str) -> "Frame":
+        alias = model.alias()
+        return cls(model, f"{q(model.view(table))} AS {q(alias)}", ["_est", "_rid"])
+
+    # -- rendering -------------------------------------------------------------------------
+    def _from(self, upto=None) -> str:
+        base = self.base() if callable(self.base) else self.base
+        steps = self.steps if upto is None else self.steps[:upto]
+        return " ".join([base] + [s.render() for s in steps])
+
+    def _hint(self, upto=None) -> str:
+        aliases = [s.alias for s in (self.steps if upto is None else self.steps[:upto]) if s.alias in self.hints]
+        return f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ " if aliases else ""
+
+    def relation(self, upto=None) -> str:
+        """``SELECT *`` over the base and the joins (the first ``upto`` of them)."""
+        return f"SELECT {self._hint(upto)}* FROM {self._from(upto)}"
+
+    def select(self, items, where: str | None = None, group_by=None) -> str:
+        sql = f"SELECT {self._hint()}{', '.join(items)} FROM {self._from()}"
+        if where:
+            sql += f" WHERE {where}"
+        if group_by:
+            sql += " GROUP BY " + ", ".join(group_by)
+        return sql
+
+    def child(self, base, keys) -> "Frame":
+        """A frame over a relation derived from this one as it is now (all columns kept)."""
+        return Frame(self.model, base, keys, parent=self)
+
+    def derived_base(self, wrap) -> "Frame":
+        """A child frame whose base is ``wrap(relation SQL)`` (rendered later)."""
+        upto = len(self.steps)
+        alias = self.model.alias()
+        return Frame(self.model, lambda: f"({wrap(self.relation(upto))}) AS {q(alias)}", self.keys, parent=self)
+
+    # -- records and navigation ----------------------------------------------------------------
+    def field(self, rec: Rec, name: str) -> Val:
+        model = self.model
+        table = rec.table.name
+        kind = model.type_of(table, name)
+        if kind is None or not model.has(table, name):
+            return null()
+        if rec.join is not None:
+            rec.join.need(name)
+        text, text_type = None, None
+        if model.has(table, name + "__text"):
+            if rec.join is not None:
+                rec.join.need(name + "__text")
+            text, text_type = q(rec.prefix + name + "__text"), (LIST if kind == LIST else STR)
+        return Val(q(rec.prefix + name), kind, text, text_type, name=rec.prefix + name)
+
+    def deref(self, val: Val, target: TableSpec) -> Rec | None:
+        """The record of ``target`` named by ``val`` (a left join, made once per source)."""
+        if val.type not in (STR, ANY):
+            return None
+        if val.lam:
+            raise NeedsExplode()
+        key = (val.sql, target.name)
+        if key not in self.navs:
+            alias = self.model.alias()
+            on = f"{q('_est')} = {q(alias + '_est')} AND ({val.sql}) = {q(alias + 'name')}"
+            join = Join(alias, q(self.model.dedup_view(target.name)), on)
+            self.steps.append(join)
+            if self.model.small(target.name):
+                self.hints.append(alias)
+            self.navs[key] = join
+        join = self.navs[key]
+        return Rec(join.alias, target, join)
+
+    def organization(self) -> Rec | None:
+        view = self.model.org_view
+        if view is None:
+            return None
+        if self.org is None:
+            alias = self.model.alias()
+            self.org = Join(alias, q(view), f"{q('_est')} = {q(alias + '_est')}", ("_est",))
+            self.steps.append(self.org)
+            self.hints.append(alias)
+        return Rec(self.org.alias, self.model.tables["Organization"], self.org)
+
+    def site_maps(self) -> str:
+        if self.graph is None:
+            alias = self.model.alias()
+            self.graph = Join(alias, q(self.model.graph_view), f"{q('_est')} = {q(alias + '_est')}",
+                              ("_est", "cost", "group"))
+            self.steps.append(self.graph)
+            self.hints.append(alias)
+        return self.graph.alias
+
+    def nav(self, path: tuple, scope: Scope) -> Val:
+        first = path[0]
+        if first in scope.aggregates:
+            return scope.aggregates[first]
+        bound, rec, rest = None, None, path
+        if first == "item":
+            bound, rest = scope.item, path[1:]
+        elif first == "value":
+            bound, rest = scope.value, path[1:]
+        elif first == "other":
+            rec, rest = scope.other, path[1:]
+            if rec is None:
+                return null()
+        elif first == "organization" and "organization" not in scope.record.table.fields:
+            rec, rest = self.organization(), path[1:]
+            if rec is None:
+                return null()
+        else:
+            rec = scope.record
+        if rec is None:
+            if bound is None:
+                return null()
+            if not rest:
+                return bound.val
+            if bound.ref is None or bound.val.type == NULL:
+                return null()
+            rec = self.deref(bound.val, bound.ref)
+            if rec is None:
+                return null()
+        if not rest:
+            return null()
+        for index, part in enumerate(rest):
+            val = self.field(rec, part)
+            if index == len(rest) - 1:
+                return val
+            target = target_of(rec.table, part, self.model.tables)
+            if target is None or val.type == NULL:
+                return null()
+            rec = self.deref(val, target)
+            if rec is None:
+                return null()
+        return null()
+
+    def list_item_table(self, path: tuple, scope: Scope) -> TableSpec | None:
+        """The table of a list's items, for ``item.x`` (local engine: Evaluator._list)."""
+        tables = self.model.tables
+        table = scope.record.table
+        if path[0] == "other":
+            table, path = (scope.other.table if scope.other else None), path[1:]
+        elif path[0] == "organization":
+            table, path = tables["Organization"], path[1:]
+        if not path:
+            return None
+        for part in path[:-1]:
+            table = target_of(table, part, tables) if table else None
+        return target_of(table, path[-1], tables) if table else None
+
+    # -- expressions ---------------------------------------------------------------------------
+    def compile(self, node: Node, scope: Scope) -> Val:
+        method = getattr(self, "_op_" + node.op, None)
+        if method is None:
+            raise CompileError(f"unknown expression node {node.op}")
+        return method(node.args, scope)
+
+    def _op_const(self, args, scope):
+        return literal(args[0])
+
+    def _op_field(self, args, scope):
+        return self.nav(args, scope)
+
+    def _op_list(self, args, scope):
+        if not all(isinstance(v, str) for v in args):
+            raise CompileError("list literals outside `in` must hold text only")
+        return Val(f"CAST(array({', '.join(string(v) for v in args)}) AS ARRAY<STRING>)", LIST)
+
+    def _op_and(self, args, scope):
+        return Val("(" + " AND ".join(f"({kleene(self.compile(a, scope))})" for a in args) + ")", BOOL)
+
+    def _op_or(self, args, scope):
+        return Val("(" + " OR ".join(f"({kleene(self.compile(a, scope))})" for a in args) + ")", BOOL)
+
+    def _op_not(self, args, scope):
+        val = self.compile(args[0], scope)
+        if val.type == BOOL:
+            return Val(f"(NOT {val.sql})", BOOL)
+        if val.type in (INT, FLOAT):
+            return Val(f"({val.sql} = 0)", BOOL)
+        if val.type == STR:
+            return Val(f"({val.sql} = '')", BOOL)
+        if val.type == LIST:
+            return Val(f"CASE WHEN {val.sql} IS NULL THEN {MISSING_BOOL} ELSE size({val.sql}) = 0 END", BOOL)
+        if val.type == NULL:
+            return Val(MISSING_BOOL, BOOL)
+        raise CompileError("`not` of a value of unknown type")
+
+    def _op_isnull(self, args, scope):
+        val = self.compile(args[0], scope)
+        return Val("true" if val.type == NULL else f"({val.sql} IS NULL)", BOOL)
+
+    def _op_notnull(self, args, scope):
+        val = self.compile(args[0], scope)
+        return Val("false" if val.type == NULL else f"({val.sql} IS NOT NULL)", BOOL)
+
+    def _op_cmp(self, args, scope):
+        op, left, right = args[0], self.compile(args[1], scope), self.compile(args[2], scope)
+        return compare(op, left, right)
+
+    def _op_bin(self, args, scope):
+        op, left, right = args[0], self.compile(args[1], scope), self.compile(args[2], scope)
+        if left.type == NULL or right.type == NULL:
+            return null()
+        if STR in (left.type, right.type):
+            if op != "+":
+                return null()
+            joined = f"concat({display_sql(left.sql, left.type)}, {display_sql(right.sql, right.type)})"
+            return Val(f"CASE WHEN {left.sql} IS NULL OR {right.sql} IS NULL THEN CAST(NULL AS STRING) "
+                       f"ELSE {joined} END", STR)
+        if LIST in (left.type, right.type):
+            if op == "+" and left.type == right.type:
+                return Val(f"concat({left.sql}, {right.sql})", LIST)
+            raise CompileError(f"`{op}` on a list")
+        if left.type not in NUMERIC or right.type not in NUMERIC:
+            raise CompileError(f"`{op}` on values of unknown type")
+        target = FLOAT if FLOAT in (left.type, right.type) else INT
+        return Val(f"({_numeric(left, target)} {op} {_numeric(right, target)})", target)
+
+    def _op_if(self, args, scope):
+        test = self.compile(args[0], scope)
+        body, orelse = self.compile(args[1], scope), self.compile(args[2], scope)
+        if test.type != BOOL:  # Python: only `test is True` takes the first branch
+            return orelse
+        kind, (a, b) = unify([body, orelse])
+        return Val(f"CASE WHEN {strict_true(test)} THEN {a} ELSE {b} END", kind)
+
+    def _op_in(self, args, scope):
+        needle = self.compile(args[0], scope)
+        if args[1].op == "list":
+            if needle.type == NULL:
+                return Val(MISSING_BOOL, BOOL)
+            tests = []
+            for const in args[1].args:
+                if const is None:
+                    continue
+                lit = literal(const)
+                if (needle.type in NUMERIC and lit.type in NUMERIC) or needle.type in (lit.type, ANY):
+                    tests.append(f"coalesce({compare('==', needle, lit).sql}, false)")
+            found = " OR ".join(tests) if tests else "false"
+            return Val(f"CASE WHEN {needle.sql} IS NULL THEN {MISSING_BOOL} ELSE ({found}) END", BOOL)
+        haystack = self.compile(args[1], scope)
+        if needle.type == NULL or haystack.type == NULL:
+            return Val(MISSING_BOOL, BOOL)
+        missing = f"{needle.sql} IS NULL OR {haystack.sql} IS NULL"
+        if haystack.type == LIST:
+            if needle.type in (STR, ANY):
+                var = self.model.lambda_var()
+                found = f"exists({haystack.sql}, {var} -> coalesce({var} = {needle.sql}, false))"
+            else:
+                found = "false"
+            return Val(f"CASE WHEN {missing} THEN {MISSING_BOOL} ELSE {found} END", BOOL)
+        if haystack.type == STR and needle.type == STR:
+            return Val(f"contains({haystack.sql}, {needle.sql})", BOOL)
+        raise CompileError(f"`in` with a {haystack.type} on the right")
+
+    def _op_call(self, args, scope):
+        name, rest = args[0], args[1:]
+        if name in ("any", "all", "count", "distinct_count"):
+            return self._aggregate(name, rest, scope)
+        return getattr(self, "_fn_" + name)(rest, scope)
+
+    # -- functions -------------------------------------------------------------------------------
+    def _fn_coalesce(self, args, scope):
+        kind, parts = unify([self.compile(a, scope) for a in args])
+        if kind == NULL:
+            return null()
+        return Val(f"coalesce({', '.join(parts)})", kind)
+
+    def _extreme(self, args, scope, function):
+        vals = [v for v in (self.compile(a, scope) for a in args) if v.type != NULL]
+        if not vals:
+            return null()
+        kind, parts = unify(vals)
+        if kind in (BOOL, LIST):
+            raise CompileError("greatest/least of booleans or lists")
+        return Val(f"{function}({', '.join(parts)})" if len(parts) > 1 else parts[0], kind)
+
+    def _fn_greatest(self, args, scope):
+        return self._extreme(args, scope, "greatest")
+
+    def _fn_least(self, args, scope):
+        return self._extreme(args, scope, "least")
+
+    def _fn_lower(self, args, scope):
+        val = self.compile(args[0], scope)
+        return Val(f"lower({val.sql})", STR) if val.type == STR else null()
+
+    def _fn_size(self, args, scope):
+        val = self.compile(args[0], scope)
+        if val.type != LIST:
+            return null()
+        return Val(f"CASE WHEN {val.sql} IS NULL THEN CAST(NULL AS BIGINT) ELSE CAST(size({val.sql}) AS BIGINT) END",
+                   INT)
+
+    def _fn_written(self, args, scope):
+        path = args[0].args
+        if path[0] == "organization":
+            rec = self.organization()
+        elif path[0] == "other":
+            rec = scope.other
+        else:
+            rec = scope.record
+        column = path[-1] + "__set"
+        if rec is None or not self.model.has(rec.table.name, column):
+            return Val("false", BOOL)
+        if rec.join is not None:
+            rec.join.need(column)
+        return Val(f"coalesce({q(rec.prefix + column)}, false)", BOOL)
+
+    def _fn_site_group(self, args, scope):
+        site = self.compile(args[0], scope)
+        if site.type == NULL:
+            return null()
+        if site.type not in (STR, ANY):
+            return site
+        alias = self.site_maps()
+        return Val(f"coalesce(element_at({q(alias + 'group')}, {site.sql}), {site.sql})", STR)
+
+    def _fn_site_cost(self, args, scope):
+        a, b = self.compile(args[0], scope), self.compile(args[1], scope)
+        if a.type == NULL or b.type == NULL:
+            return null()
+        if a.type not in (STR, ANY) or b.type not in (STR, ANY):
+            raise CompileError("site_cost of values that are not site names")
+        alias = self.site_maps()
+        cost = f"element_at(element_at({q(alias + 'cost')}, {a.sql}), {b.sql})"
+        return Val(f"CASE WHEN {a.sql} IS NULL OR {b.sql} IS NULL THEN CAST(NULL AS BIGINT) "
+                   f"WHEN {a.sql} = {b.sql} THEN CAST(0 AS BIGINT) "
+                   f"ELSE coalesce({cost}, CAST({UNREACHABLE} AS BIGINT)) END", INT)
+
+    # -- list aggregates -------------------------------------------------------------------------
+    def _aggregate(self, name: str, args, scope: Scope) -> Val:
+        path = args[0].args
+        listed = self.nav(path, scope)
+        cond = args[1] if len(args) > 1 else None
+        if listed.type != LIST:  # not a list: no items
+            return _empty_aggregate(name)
+        item_table = self.list_item_table(path, scope)
+        values = f"coalesce({listed.sql}, CAST(array() AS ARRAY<STRING>))"
+        texts = listed.text if listed.text_type == LIST else None
+        try:
+            return self._aggregate_lambda(name, values, texts, item_table, cond, scope)
+        except NeedsExplode:
+            if listed.lam:
+                raise
+            return self._aggregate_explode(name, values, texts, item_table, cond, scope)
+
+    def pairs_sql(self, values: str, texts: str | None) -> str:
+        """The list as an array of (v: value, t: text as written) structs."""
+        x, i = self.model.lambda_var(), self.model.lambda_var()
+        text = f"get({texts}, {i})" if texts is not None else x
+        return f"transform({values}, ({x}, {i}) -> named_struct('v', {x}, 't', {text}))"
+
+    def _aggregate_lambda(self, name, values, texts, item_table, cond, scope) -> Val:
+        model = self.model
+        e, acc, y = model.lambda_var(), model.lambda_var(), model.lambda_var()
+        items = f"filter({self.pairs_sql(values, texts)}, {e} -> {e}.v IS NOT NULL)"
+        if cond is None:
+            val = Val("true", BOOL)
+        else:
+            item = Bound(Val(f"{e}.v", STR, f"{e}.t", STR, lam=True), item_table)
+            val = self.compile(cond, replace(scope, item=item))
+        if name == "any":
+            return Val(f"aggregate(transform({items}, {e} -> {eq_true(val)}), false, ({acc}, {y}) -> {acc} OR {y})",
+                       BOOL)
+        if name == "all":
+            return Val(f"(NOT aggregate(transform({items}, {e} -> {eq_false(val)}), false, "
+                       f"({acc}, {y}) -> {acc} OR {y}))", BOOL)
+        if name == "count":
+            return Val(f"CAST(size(filter(transform({items}, {e} -> {strict_true(val)}), {y} -> {y})) AS BIGINT)", INT)
+        if val.type == NULL:
+            return Val("CAST(0 AS BIGINT)", INT)
+        return Val(f"CAST(size(array_distinct(filter(transform({items}, {e} -> {val.sql}), {y} -> {y} IS NOT NULL)))"
+                   f" AS BIGINT)", INT)
+
+    def _aggregate_explode(self, name, values, texts, item_table, cond, scope) -> Val:
+        model = self.model
+        a = model.alias()
+        pos, el, iv, it = a + "pos", a + "el", a + "iv", a + "it"
+        pairs = self.pairs_sql(values, texts)
+
+        def wrap(parent: str) -> str:
+            inner = model.alias()
+            return (f"SELECT *, {q(el)}.v AS {q(iv)}, {q(el)}.t AS {q(it)} FROM "
+                    f"(SELECT *, posexplode({pairs}) AS ({q(pos)}, {q(el)}) FROM ({parent}) AS {q(inner)}) "
+                    f"AS {q(inner + 'x')} WHERE {q(el)}.v IS NOT NULL")
+
+        inner = self.derived_base(wrap)
+        inner.keys = self.keys + [pos]
+        item = Bound(Val(q(iv), STR, q(it), STR, name=iv), item_table)
+        val = inner.compile(cond, replace(scope, item=item)) if cond is not None else Val("true", BOOL)
+        keys = [f"{q(k)} AS {q(a + 'k' + str(i))}" for i, k in enumerate(self.keys)]
+        if name in ("any", "all"):
+            hit = eq_true(val) if name == "any" else eq_false(val)
+            aggs = [f"sum(CASE WHEN {hit} THEN 1 ELSE 0 END) AS {q(a + 'hit')}",
+                    f"sum(CASE WHEN ({val.sql}) IS NULL THEN 1 ELSE 0 END) AS {q(a + 'nul')}"]
+        elif name == "count":
+            aggs = [f"sum(CASE WHEN {strict_true(val)} THEN 1 ELSE 0 END) AS {q(a + 'n')}"]
+        elif val.type == NULL:
+            aggs = [f"0 AS {q(a + 'n')}"]
+        else:
+            aggs = [f"count(DISTINCT {val.sql}) AS {q(a + 'n')}"]
+        group = [q(k) for k in self.keys]
+        on = " AND ".join(f"{q(k)} = {q(a + 'k' + str(i))}" for i, k in enumerate(self.keys))
+        self.steps.append(Join(a, lambda: inner.select(keys + aggs, group_by=group), on, columns=None))
+        if name in ("any", "all"):
+            hit_sql, nul_sql = f"coalesce({q(a + 'hit')}, 0) > 0", f"coalesce({q(a + 'nul')}, 0) > 0"
+            if name == "any":
+                return Val(f"CASE WHEN {hit_sql} THEN true WHEN {nul_sql} THEN {MISSING_BOOL} ELSE false END", BOOL)
+            return Val(f"CASE WHEN {hit_sql} THEN false WHEN {nul_sql} THEN {MISSING_BOOL} ELSE true END", BOOL)
+        return Val(f"CAST(coalesce({q(a + 'n')}, 0) AS BIGINT)", INT)
+
+
+def compare(op: str, left: Val, right: Val) -> Val:
+    if left.type == NULL or right.type == NULL:
+        return Val(MISSING_BOOL, BOOL)
+    compatible = ((left.type in NUMERIC and right.type in NUMERIC) or left.type == right.type
+                  or ANY in (left.type, right.type))
+    if not compatible:  # Python: == is False, != True, ordering raises (missing)
+        if op in ("==", "!="):
+            value = "true" if op == "!=" else "false"
+            return Val(f"CASE WHEN {left.sql} IS NOT NULL AND {right.sql} IS NOT NULL THEN {value} "
+                       f"ELSE {MISSING_BOOL} END", BOOL)
+        return Val(MISSING_BOOL, BOOL)
+    a, b = left.sql, right.sql
+    if left.type in NUMERIC and right.type in NUMERIC:
+        target = FLOAT if FLOAT in (left.type, right.type) else INT
+        a, b = _numeric(left, target), _numeric(right, target)
+    symbol = {"==": "=", "!=": "<>"}.get(op, op)
+    return Val(f"({a} {symbol} {b})", BOOL)
+
+
+def _empty_aggregate(name: str) -> Val:
+    if name == "any":
+        return Val("false", BOOL)
+    if name == "all":
+        return Val("true", BOOL)
+    return Val("CAST(0 AS BIGINT)", INT)
+
+
+__all__ = ["ANY", "BOOL", "FLOAT", "INT", "LIST", "NULL", "STR", "Bound", "CompileError", "Frame", "Join",
+           "Rec", "Scope", "Val", "and_all", "compare", "display", "strict_true"]

@@ -1,0 +1,348 @@
+"""Check forms compiled to Spark SQL: each returns the text of a query whose rows
+are findings (records.FINDING columns). Semantics are those of
+LocalEngine._form_*.
+
+Predicate checks of one table are evaluated together: one SELECT builds an
+array of the findings each row raises (one element per check and field, null
+when it does not fire) and ``inline`` explodes it (Deequ-style: one pass over
+the table for all its predicate rules).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from linter.engines.spark.compile import (
+    INT, LIST, STR, Bound, CompileError, Frame, Rec, Scope, Val, display, strict_true,
+)
+from linter.engines.spark.model import KEYS, Model
+from linter.engines.spark.sqltext import q, string
+from linter.findings import format_path
+from linter.policy.expr import Node
+from linter.policy.locate import field_path
+from linter.policy.packs import Check, Rule
+
+
+@dataclass(frozen=True)
+class Index:
+    """A list index held in a column (the position of an exploded item)."""
+    column: str
+
+
+# -- where a finding points, what it says ------------------------------------------------------------
+def _suffix(parts, leading: bool) -> list[str]:
+    """SQL pieces of format_path(parts), appended to a non-empty prefix when ``leading``."""
+    pieces = []
+    started = leading
+    for part in parts:
+        if isinstance(part, Index):
+            pieces += ["'['", f"CAST({q(part.column)} AS STRING)", "']'"]
+        elif isinstance(part, int):
+            pieces.append(string(f"[{part}]"))
+        else:
+            pieces.append(string(("." if started else "") + str(part)))
+        started = True
+    return pieces
+
+
+def locate(rec: Rec, relative: tuple) -> tuple[str, str, str]:
+    """(path, line, column) SQL: linter.policy.locate.locate, the path and its
+    ancestors looked up in the record's ``_marks``, deepest first."""
+    table = rec.table
+    marks = q(rec.prefix + "_marks")
+    candidates = []
+    for cut in range(len(relative), -1, -1):
+        if table.each:
+            pieces = [q(rec.prefix + "_prefix")] + _suffix(relative[:cut], True)
+        else:
+            pieces = _suffix(relative[:cut], False) or ["''"]
+        candidates.append(pieces[0] if len(pieces) == 1 else f"concat({', '.join(pieces)})")
+    if table.each:
+        candidates += [string(format_path(table.each[:cut])) for cut in range(len(table.each), -1, -1)]
+    found = [f"element_at({marks}, {c})" for c in candidates]
+    mark = f"coalesce({', '.join(found)})"
+    path = "coalesce(" + ", ".join(f"CASE WHEN {m} IS NOT NULL THEN {c} END" for m, c in zip(found, candidates)) + ")"
+    path = f"nullif({path}, '')"
+    line = f"coalesce(({mark})[0], {q(rec.prefix + '_line')})"
+    column = f"coalesce(({mark})[1], {q(rec.prefix + '_column')})"
+    return path, line, column
+
+
+def finding(frame: Frame, rule: Rule, check: Check, scope: Scope, relative: tuple) -> str:
+    """The finding struct of the scope's record (LocalEngine._finding)."""
+    severity = string(rule.severity)
+    levels = [(level, check.severity_when[level]) for level in ("error", "warning", "info")
+              if level in check.severity_when]
+    if levels:
+        cases = " ".join(f"WHEN {strict_true(frame.compile(node, scope))} THEN {string(level)}" for level, node in levels)
+        severity = f"CASE {cases} ELSE {severity} END"
+    message = string(check.message)
+    for text, node in check.placeholders:
+        message = f"replace({message}, {string('{' + text + '}')}, {display(frame.nav(node.args, scope))})"
+    rec = scope.record
+    path, line, column = locate(rec, relative)
+    entity = q(rec.prefix + "_entity")
+    has_entity = f"({entity} IS NOT NULL AND {entity} <> '')"
+    return ("named_struct("
+            f"'_est', {q(rec.prefix + '_est')}, 'rule', {string(rule.id)}, 'severity', {severity}, "
+            f"'message', {message}, 'file', {q(rec.prefix + '_file')}, "
+            f"'line', CAST({line} AS BIGINT), 'column', CAST({column} AS BIGINT), 'path', {path}, "
+            f"'entity_kind', CASE WHEN {has_entity} THEN {q(rec.prefix + '_kind')} END, "
+            f"'entity_name', CASE WHEN {has_entity} THEN {entity} END)")
+
+
+def fired(frame: Frame, structs: list[str]) -> str:
+    """The rows of the findings that fired (``structs``: CASE WHEN ... THEN struct END)."""
+    var = frame.model.lambda_var()
+    return frame.select([f"inline(filter(array({', '.join(structs)}), {var} -> {var} IS NOT NULL))"])
+
+
+def _fires(frame: Frame, node, scope: Scope) -> str:
+    return strict_true(frame.compile(node, scope)) if node is not None else "true"
+
+
+# -- predicate -----------------------------------------------------------------------------------------
+def _explode_items(model: Model, frame: Frame, values: str, texts: str, where: str | None = None,
+                   skip_missing: bool = False):
+    """A child frame with one row per list item: columns pos, iv (value), it (text)."""
+    a = model.alias()
+    pos, el, iv, it = a + "pos", a + "el", a + "iv", a + "it"
+    pairs = frame.pairs_sql(values, texts)
+
+    def wrap(parent: str) -> str:
+        inner = model.alias()
+        sql = (f"SELECT *, {q(el)}.v AS {q(iv)}, {q(el)}.t AS {q(it)} FROM "
+               f"(SELECT *, posexplode({pairs}) AS ({q(pos)}, {q(el)}) FROM ({parent}) AS {q(inner)}"
+               + (f" WHERE {where}" if where else "") + f") AS {q(inner + 'x')}")
+        return sql + (f" WHERE {q(el)}.v IS NOT NULL" if skip_missing else "")
+
+    child = frame.derived_base(wrap)
+    child.keys = frame.keys + [pos]
+    return child, pos, iv, it
+
+
+def predicates(model: Model, table_name: str, checks: list, failures: list) -> list[str]:
+    """Queries for all predicate checks of one table: one per `each` list (plain and
+    `fields` checks share the one without a list)."""
+    table = model.tables[table_name]
+    groups: dict = {}
+    for rule, check in checks:
+        groups.setdefault(check.each, []).append((rule, check))
+    out = []
+    for each, members in groups.items():
+        frame = Frame.over(model, table_name)
+        scope = Scope(Rec("", table))
+        position = None
+        if each:
+            spec = table.fields[each]
+            frame, position, iv, it = _explode_items(model, frame, q(each), q(each + "__text"))
+            ref = model.tables[spec.ref] if spec.ref else None
+            scope = replace(scope, item=Bound(Val(q(iv), STR, q(it), STR, name=iv), ref))
+        structs = []
+        for rule, check in members:
+            try:
+                structs.extend(_predicate(frame, rule, check, scope, position))
+            except CompileError as exc:
+                failures.append((rule.id, str(exc)))
+        if structs:
+            out.append(fired(frame, structs))
+    return out
+
+
+def _predicate(frame: Frame, rule: Rule, check: Check, scope: Scope, position) -> list[str]:
+    model = frame.model
+    table = model.tables[check.table]
+    where = _fires(frame, check.where, scope)
+    if check.each:
+        spec = table.fields[check.each]
+        fires = f"{where} AND {_fires(frame, check.when, scope)}"
+        return [f"CASE WHEN {fires} THEN {finding(frame, rule, check, scope, spec.path + (Index(position),))} END"]
+    if check.fields:
+        structs = []
+        for name in check.fields:
+            spec = table.fields.get(name)
+            ref = model.tables[spec.ref] if spec is not None and spec.ref else None
+            inner = replace(scope, value=Bound(frame.field(scope.record, name), ref))
+            fires = f"{where} AND {_fires(frame, check.when, inner)}"
+            structs.append(f"CASE WHEN {fires} THEN {finding(frame, rule, check, inner, field_path(table, name))} END")
+        return structs
+    fires = f"{where} AND {_fires(frame, check.when, scope)}"
+    return [f"CASE WHEN {fires} THEN {finding(frame, rule, check, scope, field_path(table, check.field))} END"]
+
+
+# -- unique --------------------------------------------------------------------------------------------
+def unique(model: Model, rule: Rule, check: Check) -> str:
+    frame = Frame.over(model, check.table)
+    scope = Scope(Rec("", model.tables[check.table]))
+    where = _fires(frame, check.where, scope)
+    keys = [frame.compile(k, scope) for k in check.key]
+    a = model.alias()
+    names = [a + f"k{i}" for i in range(len(keys))]
+    l, r = model.lambda_var(), model.lambda_var()
+    order = (f"({l}, {r}) -> CASE WHEN lower({l}) < lower({r}) THEN -1 WHEN lower({l}) > lower({r}) THEN 1 "
+             f"WHEN {l} < {r} THEN -1 WHEN {l} > {r} THEN 1 ELSE 0 END")
+
+    def members(parent: str) -> str:
+        present = " AND ".join([f"({k.sql}) IS NOT NULL" for k in keys] + [f"({where})"])
+        key_columns = ", ".join(f"{k.sql} AS {q(n)}" for k, n in zip(keys, names))
+        rows = f"SELECT *, {key_columns} FROM ({parent}) AS {q(a + 'in')} WHERE {present}"
+        group_keys = ", ".join(q(n) for n in names)
+        renamed = ", ".join(f"{q(n)} AS {q(n + 'g')}" for n in names)
+        groups = (f"SELECT `_est` AS {q(a + 'e')}, {renamed}, "
+                  f"count(1) AS {q(a + 'count')}, "
+                  f"array_sort(collect_list(coalesce(`name__text`, '')), {order}) AS {q(a + 'group')} "
+                  f"FROM {q(a + 'rows')} GROUP BY `_est`, {group_keys} HAVING count(1) >= 2")
+        on = " AND ".join([f"`_est` = {q(a + 'e')}"] + [f"{q(n)} = {q(n + 'g')}" for n in names])
+        return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT * FROM {q(a + 'rows')} "
+                f"JOIN ({groups}) AS {q(a + 'gr')} ON {on}")
+
+    inner = frame.derived_base(members)
+    scope = replace(scope, aggregates={"count": Val(q(a + "count"), INT), "group": Val(q(a + "group"), LIST)})
+    relative = field_path(scope.record.table, check.field)
+    return fired(inner, [f"CASE WHEN {_fires(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])
+
+
+# -- reference ------------------------------------------------------------------------------------------
+def reference(model: Model, rule: Rule, check: Check) -> str:
+    table = model.tables[check.table]
+    target = model.tables[check.target]
+    target_frame = Frame.over(model, check.target)
+    target_scope = Scope(Rec("", target))
+    key = target_frame.compile(Node("field", (check.target_key,)), target_scope)
+    target_where = _fires(target_frame, check.target_where, target_scope)
+    a = model.alias()
+    keys = target_frame.select([f"DISTINCT `_est` AS {q(a + 'e')}", f"{key.sql} AS {q(a + 'key')}"],
+                               where=f"({target_where}) AND ({key.sql}) IS NOT NULL")
+    frame = Frame.over(model, check.table)
+    scope = Scope(Rec("", table))
+    where = _fires(frame, check.where, scope)
+    spec = table.fields.get(check.field)
+    value = frame.field(scope.record, check.field)
+    if spec is not None and spec.is_list:
+        rows, position, iv, it = _explode_items(model, frame, q(check.field), q(check.field + "__text"),
+                                                where=where, skip_missing=True)
+        relative = spec.path + (Index(position),)
+        bound = Val(q(iv), STR, q(it), STR, name=iv)
+        value_sql = q(iv)
+    else:
+        v, t = a + "v", a + "t"
+        text = value.text or "CAST(NULL AS STRING)"
+        condition = where if check.required else f"({where}) AND ({value.sql}) IS NOT NULL"
+        rows = frame.derived_base(lambda parent: f"SELECT *, {value.sql} AS {q(v)}, {text} AS {q(t)} "
+                                                 f"FROM ({parent}) AS {q(a + 'in')} WHERE {condition}")
+        relative = field_path(table, check.field)
+        bound = Val(q(v), value.type, q(t), STR, name=v)
+        value_sql = q(v)
+    hint = f"/*+ BROADCAST({q(a + 'keys')}) */ " if model.small(check.target) else ""
+    inner = rows.derived_base(
+        lambda parent: f"SELECT {hint}* FROM ({parent}) AS {q(a + 'r')} LEFT JOIN ({keys}) AS {q(a + 'keys')} "
+                       f"ON `_est` = {q(a + 'e')} AND {value_sql} = {q(a + 'key')} WHERE {q(a + 'key')} IS NULL")
+    scope = replace(scope, value=Bound(bound, None))
+    return fired(inner, [f"CASE WHEN {_fires(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])
+
+
+# -- group -------------------------------------------------------------------------------------------------
+def group(model: Model, rule: Rule, check: Check) -> str:
+    frame = Frame.over(model, check.table)
+    scope = Scope(Rec("", model.tables[check.table]))
+    where = _fires(frame, check.where, scope)
+    key = frame.compile(check.group, scope)
+    values = {name: frame.compile(node, scope) for name, (_, node) in check.aggregates.items()}
+    a = model.alias()
+    aggs = [f"count(1) AS {q(a + 'count')}"]
+    for name, (fn, _) in check.aggregates.items():
+        column = Val(q(a + "a_" + name), values[name].type)
+        if fn == "count":
+            aggs.append(f"sum(CASE WHEN {strict_true(column)} THEN 1 ELSE 0 END) AS {q(a + 'n_' + name)}")
+        else:
+            aggs.append(f"count(DISTINCT {column.sql}) AS {q(a + 'n_' + name)}")
+
+    def members(parent: str) -> str:
+        extra = "".join(f", {v.sql} AS {q(a + 'a_' + n)}" for n, v in values.items())
+        rows = (f"SELECT *, {key.sql} AS {q(a + 'g')}{extra} FROM ({parent}) AS {q(a + 'in')} "
+                f"WHERE ({where}) AND ({key.sql}) IS NOT NULL")
+        stats = (f"SELECT `_est` AS {q(a + 'e')}, {q(a + 'g')} AS {q(a + 'gg')}, {', '.join(aggs)} "
+                 f"FROM {q(a + 'rows')} GROUP BY `_est`, {q(a + 'g')}")
+        return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT * FROM {q(a + 'rows')} JOIN ({stats}) AS {q(a + 'st')} "
+                f"ON `_est` = {q(a + 'e')} AND {q(a + 'g')} = {q(a + 'gg')}")
+
+    inner = frame.derived_base(members)
+    aggregates = {"count": Val(f"CAST({q(a + 'count')} AS BIGINT)", INT)}
+    for name in check.aggregates:
+        aggregates[name] = Val(f"CAST({q(a + 'n_' + name)} AS BIGINT)", INT)
+    scope = replace(scope, aggregates=aggregates)
+    fires = f"{_fires(inner, check.when, scope)} AND {_fires(inner, check.report, scope)}"
+    relative = field_path(scope.record.table, check.field)
+    return fired(inner, [f"CASE WHEN {fires} THEN {finding(inner, rule, check, scope, relative)} END"])
+
+
+# -- minority ------------------------------------------------------------------------------------------------
+def minority(model: Model, rule: Rule, check: Check) -> str:
+    frame = Frame.over(model, check.table)
+    scope = Scope(Rec("", model.tables[check.table]))
+    where = _fires(frame, check.where, scope)
+    part = frame.compile(check.partition, scope)
+    grp = frame.compile(check.group, scope)
+    tie = frame.compile(check.tiebreak, scope)
+    a = model.alias()
+    p, g, t = q(a + "p"), q(a + "g"), q(a + "t")
+    e, pp, gg = q(a + "e"), q(a + "pp"), q(a + "gg")
+    smallest = f"coalesce({q(a + 'min')}, '')" if tie.type == STR else f"{q(a + 'min')} ASC NULLS FIRST"
+
+    def members(parent: str) -> str:
+        rows = (f"SELECT *, {part.sql} AS {p}, {grp.sql} AS {g}, {tie.sql} AS {t} FROM ({parent}) AS {q(a + 'in')} "
+                f"WHERE ({where}) AND ({part.sql}) IS NOT NULL AND ({grp.sql}) IS NOT NULL")
+        groups = (f"SELECT `_est` AS {e}, {p} AS {pp}, {g} AS {gg}, count(1) AS {q(a + 'count')}, "
+                  f"min({t}) AS {q(a + 'min')}, "
+                  f"min(named_struct('f', `_file`, 'd', `_doc`, 'p', `_prefix`)) AS {q(a + 'first')} "
+                  f"FROM {q(a + 'rows')} GROUP BY `_est`, {p}, {g}")
+        window = f"PARTITION BY {e}, {pp}"
+        ranked = (f"SELECT *, row_number() OVER ({window} ORDER BY {q(a + 'count')} DESC, {smallest}, "
+                  f"{q(a + 'first')}) AS {q(a + 'rank')}, count(1) OVER ({window}) AS {q(a + 'groups')} "
+                  f"FROM ({groups}) AS {q(a + 'gs')}")
+        winners = (f"SELECT {e} AS {q(a + 'we')}, {pp} AS {q(a + 'wp')}, {q(a + 'min')} AS {q(a + 'largest')} "
+                   f"FROM {q(a + 'ranked')} WHERE {q(a + 'rank')} = 1")
+        losers = f"SELECT * FROM {q(a + 'ranked')} WHERE {q(a + 'rank')} > 1 AND {q(a + 'groups')} >= 2"
+        return (f"WITH {q(a + 'rows')} AS ({rows}), {q(a + 'ranked')} AS ({ranked}) "
+                f"SELECT * FROM {q(a + 'rows')} JOIN ({losers}) AS {q(a + 'lo')} ON `_est` = {e} AND {p} = {pp} "
+                f"AND {g} = {gg} JOIN ({winners}) AS {q(a + 'wi')} ON `_est` = {q(a + 'we')} AND {p} = {q(a + 'wp')}")
+
+    inner = frame.derived_base(members)
+    scope = replace(scope, aggregates={"count": Val(f"CAST({q(a + 'count')} AS BIGINT)", INT),
+                                       "largest": Val(q(a + "largest"), tie.type)})
+    relative = field_path(scope.record.table, check.field)
+    return fired(inner, [f"CASE WHEN {_fires(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])
+
+
+# -- pairs ------------------------------------------------------------------------------------------------------
+OTHER = "_o_"
+
+
+def pairs(model: Model, rule: Rule, check: Check) -> str:
+    other_table = model.tables[check.with_table]
+    left_node, right_node = check.join
+    other_frame = Frame.over(model, check.with_table)
+    right = other_frame.compile(right_node, Scope(Rec("", other_table)))
+    renamed = [f"{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
+    others = other_frame.select(renamed + [f"{right.sql} AS {q(OTHER + '_key')}"],
+                                where=f"({right.sql}) IS NOT NULL")
+    frame = Frame.over(model, check.table)
+    scope = Scope(Rec("", model.tables[check.table]))
+    where = _fires(frame, check.where, scope)
+    left = frame.compile(left_node, scope)
+    a = model.alias()
+    hint = f"/*+ BROADCAST({q(a + 'o')}) */ " if model.small(check.with_table) else ""
+    inner = frame.derived_base(
+        lambda parent: f"SELECT {hint}* FROM (SELECT *, {left.sql} AS {q(a + 'key')} FROM ({parent}) AS {q(a + 'in')} "
+                       f"WHERE ({where}) AND ({left.sql}) IS NOT NULL) AS {q(a + 'r')} JOIN ({others}) AS {q(a + 'o')} "
+                       f"ON `_est` = {q(OTHER + '_est')} AND {q(a + 'key')} = {q(OTHER + '_key')}")
+    inner.keys = KEYS + [OTHER + "_rid"]
+    scope = replace(scope, other=Rec(OTHER, other_table))
+    relative = field_path(scope.record.table, check.field)
+    return fired(inner, [f"CASE WHEN {_fires(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])
+
+
+FORMS = {"unique": unique, "reference": reference, "group": group, "minority": minority, "pairs": pairs}

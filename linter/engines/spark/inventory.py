@@ -1,0 +1,439 @@
+"""Reading an inventory into Spark: the only place where Python runs per record.
+
+Inputs are YAML files (a directory tree or files), JSON Lines (one input-model
+document per line) and Parquet (columns ``apiVersion, kind, metadata, spec``, or
+one ``document`` column of JSON text). The driver lists the files (and cuts
+large JSON Lines files into line-aligned byte ranges); Spark distributes them;
+each partition runs the same Python as ``exlint check``: ``load_file`` /
+``json.loads``, ``validate_document`` and ``build_records`` for every table.
+
+Every row goes into one DataFrame with one struct column per table (plus
+``F`` for findings of the loader and validator, and ``S`` for counts), so that
+the Python-to-JVM conversion happens once; it is persisted and split per table.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from linter.engines.spark import records as rows
+from linter.findings import Finding, format_path
+from linter.loading import YAML_SUFFIXES, Document, InputError, load_file
+from linter.model.records import build_records, document_name
+from linter.model.tables import load_tables
+from linter.schema import validate_document
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+PARQUET_SUFFIXES = (".parquet", ".parq")
+FINDING_TAG, STATS_TAG = "F", "S"
+CHUNK_BYTES = 8 * 1024 * 1024  # JSON Lines files are cut into ranges of about this size
+_RID_SHIFT = 36  # row id = partition index << 36 | counter
+
+
+@dataclass(frozen=True)
+class InputFile:
+    path: str  # absolute path, readable by every executor
+    display: str  # the path as findings show it
+    format: str  # yaml | jsonl | parquet
+    estate: int = 0
+
+
+def input_format(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(JSONL_SUFFIXES):
+        return "jsonl"
+    if name.endswith(PARQUET_SUFFIXES):
+        return "parquet"
+    return "yaml"
+
+
+def _display(path: Path) -> str:
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def discover_inputs(paths, estate: int = 0, fmt: str | None = None) -> list[InputFile]:
+    """Files of an inventory: YAML as ``exlint check`` finds them (hidden
+    directories skipped), ``*.jsonl``/``*.ndjson`` and ``*.parquet`` (files named
+    ``_*`` or ``.*``, such as ``_SUCCESS``, skipped). A file given by name is read
+    in the format its suffix says (YAML otherwise), or ``fmt`` when given."""
+    found: list[InputFile] = []
+    seen: set[str] = set()
+
+    def add(path: Path, kind: str) -> None:
+        absolute = str(path.resolve())
+        if absolute not in seen:
+            seen.add(absolute)
+            found.append(InputFile(absolute, _display(path), kind, estate))
+
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    candidate = Path(root) / name
+                    lowered = name.lower()
+                    if lowered.endswith(YAML_SUFFIXES) and not name.startswith(".exlint"):
+                        if fmt in (None, "yaml"):
+                            add(candidate, "yaml")
+                    elif lowered.endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", ".")):
+                        kind = input_format(candidate)
+                        if fmt in (None, kind):
+                            add(candidate, kind)
+        elif path.exists():
+            add(path, fmt or input_format(path))
+        else:
+            raise InputError(f"{raw}: no such file or directory")
+    return found
+
+
+# -- rows ---------------------------------------------------------------------
+class Emitter:
+    """Builds the union rows of one partition: (tag, S, F, table1, table2, ...)."""
+
+    def __init__(self, partition: int):
+        self.tables = load_tables()
+        self.names = list(self.tables)
+        self.slot = {name: 3 + i for i, name in enumerate(self.names)}
+        self.columns = {name: rows.table_columns(spec) for name, spec in self.tables.items()}
+        self.by_kind: dict[str, list] = {}
+        for spec in self.tables.values():
+            self.by_kind.setdefault(spec.document, []).append(spec)
+        self.width = 3 + len(self.names)
+        self.base = partition << _RID_SHIFT
+        self.counter = 0
+
+    def _row(self, tag: str, slot: int, value) -> tuple:
+        out = [None] * self.width
+        out[0] = tag
+        out[slot] = value
+        return tuple(out)
+
+    def finding(self, finding: Finding, est: int) -> tuple:
+        return self._row(FINDING_TAG, 2, rows.finding_row(finding, est))
+
+    def stats(self, est: int, files: int, documents: int, records_in: int, linted: int) -> tuple:
+        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted))
+
+    def document(self, document: Document, est: int):
+        """Rows of one document (findings, and records when it can be modelled),
+        then whether it was linted."""
+        findings, sound = validate_document(document)
+        out = [self.finding(f, est) for f in findings]
+        if sound:
+            data = document.data
+            name = document_name(data)
+            for table in self.by_kind.get(data.get("kind"), ()):
+                for record in build_records(table, document, data, name):
+                    self.counter += 1
+                    row = rows.record_row(self.columns[table.name], record, est, self.base + self.counter)
+                    out.append(self._row(table.name, self.slot[table.name], row))
+        return out, sound
+
+
+def union_columns() -> list[tuple[str, str]]:
+    tables = load_tables()
+    cols = [("_t", "string"), (STATS_TAG, f"struct<{rows.ddl(rows.STATS)}>"),
+            (FINDING_TAG, f"struct<{rows.ddl(rows.FINDING)}>")]
+    for name, spec in tables.items():
+        cols.append((name, f"struct<{rows.ddl(rows.table_columns(spec))}>"))
+    return cols
+
+
+def _yaml_rows(emit: Emitter, task) -> list:
+    est, path, display = task
+    try:
+        loaded = load_file(Path(path), display)
+    except InputError as exc:  # vanished since listing: report it rather than fail the job
+        loaded = None
+        failure = Finding("EXL001", "error", str(exc), display, 1, 1)
+    out = []
+    if loaded is None:
+        out.append(emit.finding(failure, est))
+        return out + [emit.stats(est, 1, 0, 1, 0)]
+    broken = 0
+    for finding in loaded.findings:
+        out.append(emit.finding(finding, est))
+        if finding.rule != "EXL002":
+            broken += 1
+    linted = 0
+    for document in loaded.documents:
+        produced, sound = emit.document(document, est)
+        out.extend(produced)
+        linted += sound
+    documents = len(loaded.documents)
+    out.append(emit.stats(est, 1, documents, documents + broken, linted))
+    return out
+
+
+# -- JSON Lines and Parquet documents ---------------------------------------------
+class _JsonObject(dict):
+    __slots__ = ("duplicates",)
+
+
+def _object_pairs(pairs):
+    out = _JsonObject()
+    out.duplicates = []
+    for key, value in pairs:
+        if key in out:
+            out.duplicates.append(key)
+        out[key] = value
+    return out
+
+
+def _walk(value, path, marks, duplicates, position):
+    marks[format_path(path)] = position
+    if isinstance(value, dict):
+        for key in getattr(value, "duplicates", ()):
+            duplicates.append(path + (key,))
+        for key, child in value.items():
+            _walk(child, path + (key,), marks, duplicates, position)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            _walk(child, path + (index,), marks, duplicates, position)
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def json_document(text: str, display: str, index: int, line: int):
+    """(Document or None, findings) of one JSON text; every value is placed at
+    (line, 1): a JSON line has no finer positions worth their cost."""
+    try:
+        data = json.loads(text, object_pairs_hook=_object_pairs)
+    except RecursionError:
+        return None, [Finding("EXL001", "error", "nesting too deep for a JSON parser", display, line, 1)]
+    except ValueError as exc:
+        column = getattr(exc, "colno", 1)
+        message = getattr(exc, "msg", str(exc))
+        return None, [Finding("EXL001", "error", f"invalid JSON: {message}", display, line, column)]
+    marks: dict = {}
+    duplicates: list = []
+    _walk(data, (), marks, duplicates, (line, 1))
+    findings = [
+        Finding("EXL002", "error",
+                f"duplicate key {dup[-1]!r}; JSON readers silently keep only the last one: "
+                "remove or merge the duplicates",
+                display, line, 1, ".".join(str(p) for p in dup), None)
+        for dup in duplicates
+    ]
+    return Document(display, index, line, 1, _plain(data), marks), findings
+
+
+def _documents_rows(emit: Emitter, est: int, display: str, items, first_chunk: bool) -> list:
+    """Rows of (line number, JSON text or None for undecodable, error) items."""
+    out = []
+    documents = records_in = linted = 0
+    for number, text, error in items:
+        records_in += 1
+        if error is not None:
+            out.append(emit.finding(Finding("EXL001", "error", error, display, number, 1), est))
+            continue
+        document, findings = json_document(text, display, number - 1, number)
+        out.extend(emit.finding(f, est) for f in findings)
+        if document is None:
+            continue
+        documents += 1
+        produced, sound = emit.document(document, est)
+        out.extend(produced)
+        linted += sound
+    out.append(emit.stats(est, 1 if first_chunk else 0, documents, records_in, linted))
+    return out
+
+
+def _jsonl_rows(emit: Emitter, task) -> list:
+    est, path, display, start, end, first_line = task
+    items = []
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        data = handle.read(end - start)
+    for offset, raw in enumerate(data.split(b"\n")):
+        number = first_line + offset
+        if start == 0 and offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        if not raw.strip():
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            items.append((number, None, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"))
+            continue
+        if "\x00" in text:
+            items.append((number, None, "NUL byte in a JSON line: this is not JSON text"))
+            continue
+        items.append((number, text, None))
+    return _documents_rows(emit, est, display, items, start == 0)
+
+
+def jsonl_tasks(inputs: list[InputFile], chunk: int = CHUNK_BYTES) -> list[tuple]:
+    """Line-aligned byte ranges of each JSON Lines file, with their first line number."""
+    tasks = []
+    for item in inputs:
+        try:
+            size = os.path.getsize(item.path)
+            handle = open(item.path, "rb")
+        except OSError as exc:
+            raise InputError(f"{item.display}: cannot read: {exc.strerror or exc}") from None
+        start, line = 0, 1
+        with handle:
+            while start < size:
+                handle.seek(start)
+                block = handle.read(chunk)
+                if len(block) == chunk:
+                    block += handle.readline()
+                tasks.append((item.estate, item.path, item.display, start, start + len(block), line))
+                line += block.count(b"\n")
+                start += len(block)
+        if size == 0:
+            tasks.append((item.estate, item.path, item.display, 0, 0, 1))
+    return tasks
+
+
+def _parquet_partition(files: dict, columns: list[str]):
+    def run(index, iterator):
+        emit = Emitter(index)
+        current = None
+        items: list = []
+        for row in iterator:
+            key = _local_path(row["_file_path"])
+            est, display = files.get(key, (0, key))
+            if current is not None and current != (est, display):
+                yield from _documents_rows(emit, current[0], current[1], items, False)
+                items = []
+            current = (est, display)
+            number = row["_row_index"] + 1
+            items.append((number, _parquet_document(row, columns), None))
+        if current is not None:
+            yield from _documents_rows(emit, current[0], current[1], items, False)
+    return run
+
+
+def _parquet_document(row, columns: list[str]) -> str:
+    if "document" in columns and row["document"] is not None:
+        return row["document"]
+    parts = []
+    for name in ("apiVersion", "kind", "metadata", "spec"):
+        if name in columns and row[name] is not None:
+            value = row[name]
+            text = json.dumps(value) if name in ("apiVersion", "kind") else value
+            parts.append(f"{json.dumps(name)}: {text}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _local_path(uri: str) -> str:
+    parsed = urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        return str(Path(unquote(parsed.path)).resolve())
+    return uri
+
+
+def _tasks_partition(kind: str):
+    def run(index, iterator):
+        emit = Emitter(index)
+        for task in iterator:
+            produced = _yaml_rows(emit, task) if kind == "yaml" else _jsonl_rows(emit, task)
+            yield from produced
+    return run
+
+
+# -- the DataFrames ------------------------------------------------------------------
+@dataclass
+class Inventory:
+    union: object  # the persisted union DataFrame
+    tables: dict  # table name -> DataFrame of records
+    findings: object  # DataFrame of loader/validator findings (FINDING columns)
+    stats: dict  # estate -> {files, documents, records_in, linted}
+    counts: dict  # table name -> number of records (all estates)
+
+    def unpersist(self) -> None:
+        self.union.unpersist()
+
+
+def _slices(count: int, parallelism: int, per_slice: int) -> int:
+    return max(1, min(count, max(2 * parallelism, -(-count // per_slice))))
+
+
+def read_inventory(spark, inputs: list[InputFile]) -> Inventory:
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    schema = rows.spark_schema(union_columns())
+    parts = []
+    sc = spark.sparkContext
+    parallelism = sc.defaultParallelism
+    yaml_tasks = [(i.estate, i.path, i.display) for i in inputs if i.format == "yaml"]
+    if yaml_tasks:
+        rdd = sc.parallelize(yaml_tasks, _slices(len(yaml_tasks), parallelism, 200))
+        parts.append(rdd.mapPartitionsWithIndex(_tasks_partition("yaml")))
+    jsonl = [i for i in inputs if i.format == "jsonl"]
+    offset = 1 << 20  # partition indexes of later inputs must not collide with earlier ones
+    if jsonl:
+        tasks = jsonl_tasks(jsonl)
+        rdd = sc.parallelize(tasks, max(1, len(tasks)))
+        parts.append(rdd.mapPartitionsWithIndex(_shifted(_tasks_partition("jsonl"), offset)))
+    parquet = [i for i in inputs if i.format == "parquet"]
+    if parquet:
+        parts.append(_parquet_rdd(spark, parquet, 2 * offset))
+    if parts:
+        rdd = parts[0] if len(parts) == 1 else sc.union(parts)
+        union = spark.createDataFrame(rdd, schema, verifySchema=False)
+    else:
+        union = spark.createDataFrame([], schema)
+    union = union.persist(StorageLevel.MEMORY_AND_DISK)
+    tag_counts = {row["_t"]: row["count"] for row in union.groupBy("_t").count().collect()}
+    stats = {}
+    for row in union.filter(F.col("_t") == STATS_TAG).groupBy(F.col("S._est").alias("est")).agg(
+            *[F.sum(F.col(f"S.{name}")).alias(name) for name, _ in rows.STATS[1:]]).collect():
+        stats[row["est"]] = {name: int(row[name] or 0) for name, _ in rows.STATS[1:]}
+    for item in inputs:  # estates with no file contents at all still exist
+        stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
+        if item.format == "parquet":
+            stats[item.estate]["files"] += 1
+    tables = {}
+    for name in load_tables():
+        tables[name] = union.filter(F.col("_t") == name).select(f"`{name}`.*")
+    findings = union.filter(F.col("_t") == FINDING_TAG).select(f"{FINDING_TAG}.*")
+    counts = {name: int(tag_counts.get(name, 0)) for name in load_tables()}
+    return Inventory(union, tables, findings, stats, counts)
+
+
+def _shifted(function, offset: int):
+    def run(index, iterator):
+        return function(index + offset, iterator)
+    return run
+
+
+def _parquet_rdd(spark, inputs: list[InputFile], offset: int):
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType
+
+    files = {str(Path(i.path).resolve()): (i.estate, i.display) for i in inputs}
+    frame = spark.read.option("mergeSchema", "true").parquet(*[i.path for i in inputs])
+    present = {f.name: f.dataType for f in frame.schema.fields}
+    columns = [c for c in ("document", "apiVersion", "kind", "metadata", "spec") if c in present]
+    if not columns:
+        raise InputError(f"{inputs[0].display}: a Parquet inventory needs the columns apiVersion, kind, "
+                         "metadata, spec (or one `document` column of JSON text)")
+    selected = [F.col("_metadata.file_path").alias("_file_path"), F.col("_metadata.row_index").alias("_row_index")]
+    for name in columns:
+        column = F.col(f"`{name}`")
+        if name == "document" and isinstance(present[name], StringType):
+            selected.append(column.alias(name))
+        elif isinstance(present[name], StringType):  # apiVersion/kind, or metadata/spec as JSON text
+            selected.append(column.alias(name))
+        else:
+            selected.append(F.to_json(column).alias(name))
+    frame = frame.select(*selected)
+    return frame.rdd.mapPartitionsWithIndex(_shifted(_parquet_partition(files, columns), offset))

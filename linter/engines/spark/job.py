@@ -1,0 +1,140 @@
+"""The estate job: inventory -> model -> every enabled rule -> one DataFrame of
+findings with the configuration applied (selection, severity overrides).
+
+The same steps as ``linter.runner.lint`` + ``LocalEngine.run``, on Spark.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import reduce
+
+from linter.engines.local import ORG_ABSENT, ORG_SEVERAL
+from linter.engines.spark import forms
+from linter.engines.spark.compile import CompileError, Rec
+from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
+from linter.engines.spark.model import Model
+from linter.engines.spark.records import FINDING, spark_schema
+from linter.engines.spark.sqltext import q, string
+from linter.policy.packs import Rule
+
+BUILTIN_IDS = ("EXL000", "EXL001", "EXL002", "EXL003", "EXL004", "EXL005")
+
+
+@dataclass
+class EstateRun:
+    findings: object  # persisted DataFrame (records.FINDING columns)
+    inventory: Inventory
+    model: Model
+    failures: list = field(default_factory=list)  # (rule, reason): checks Spark could not compile
+
+    def stats(self, est: int | None = None) -> dict:
+        keys = ("files", "documents", "records_in", "linted")
+        picked = [v for k, v in self.inventory.stats.items() if est is None or k == est]
+        return {k: sum(s[k] for s in picked) for k in keys}
+
+    def close(self) -> None:
+        try:
+            self.findings.unpersist()
+        except Exception:
+            pass
+        self.model.unpersist()
+        self.inventory.unpersist()
+
+
+def _F():
+    from pyspark.sql import functions
+
+    return functions
+
+
+def rule_findings(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list]:
+    """Queries (SQL text) for the findings of every check, and the checks that could not compile."""
+    parts, failures = [], []
+    predicates: dict[str, list] = {}
+    for rule in rules.values():
+        for check in rule.checks:
+            if check.form == "builtin":
+                if rule.id == "EXL008":
+                    parts.extend(organization_count(model, rule))
+                continue
+            if check.form == "predicate":
+                predicates.setdefault(check.table, []).append((rule, check))
+                continue
+            try:
+                parts.append(forms.FORMS[check.form](model, rule, check))
+            except CompileError as exc:
+                failures.append((rule.id, str(exc)))
+    for table, checks in predicates.items():
+        parts.extend(forms.predicates(model, table, checks, failures))
+    return parts, failures
+
+
+def organization_count(model: Model, rule: Rule) -> list[str]:
+    """EXL008: no Organization (while documents were modelled), or several."""
+    parts = []
+    absent = [est for est in model.estates
+              if model.org_counts.get(est, 0) == 0 and model.linted.get(est, 0) > 0]
+    if absent:
+        values = ", ".join(f"({est})" for est in absent)
+        parts.append(f"SELECT `_est`, {string(rule.id)} AS rule, {string(rule.severity)} AS severity, "
+                     f"{string(ORG_ABSENT)} AS message, CAST(NULL AS STRING) AS file, CAST(NULL AS BIGINT) AS line, "
+                     f"CAST(NULL AS BIGINT) AS `column`, CAST(NULL AS STRING) AS path, "
+                     f"CAST(NULL AS STRING) AS entity_kind, CAST(NULL AS STRING) AS entity_name "
+                     f"FROM VALUES {values} AS t(`_est`)")
+    if any(count > 1 for count in model.org_counts.values()):
+        view = q(model.view("Organization"))
+        path, line, column = forms.locate(Rec("", model.tables["Organization"]), ("metadata", "name"))
+        before, _, after = ORG_SEVERAL.partition("{count}")
+        parts.append(
+            f"SELECT `_est`, {string(rule.id)} AS rule, {string(rule.severity)} AS severity, "
+            f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS message, `_file` AS file, "
+            f"CAST({line} AS BIGINT) AS line, CAST({column} AS BIGINT) AS `column`, {path} AS path, "
+            f"`_kind` AS entity_kind, `_entity` AS entity_name FROM {view} JOIN "
+            f"(SELECT `_est` AS `_oe`, count(1) AS `_oc` FROM {view} GROUP BY `_est` HAVING count(1) > 1) AS `c` "
+            f"ON `_est` = `_oe`")
+    return parts
+
+
+def failure_findings(spark, model: Model, failures: list):
+    rows = []
+    for est in model.estates:
+        for rule_id, reason in failures:
+            rows.append((est, "EXL000", "error", f"rule {rule_id} failed: cannot run on Spark: {reason}",
+                         None, None, None, None, None, None))
+    return spark.createDataFrame(rows, spark_schema(FINDING)) if rows else None
+
+
+def finalize(frame, rules: dict[str, Rule], config, select=(), ignore=()):
+    """linter.runner.finalize in Spark: drop disabled rules, apply severity overrides."""
+    F = _F()
+    known = set(rules) | set(BUILTIN_IDS)
+    disabled = sorted(r for r in known if not config.enabled(r, select, ignore))
+    if disabled:
+        frame = frame.filter(~F.col("rule").isin(disabled))
+    if config.severity:
+        overrides = F.create_map(*[F.lit(x) for pair in sorted(config.severity.items()) for x in pair])
+        frame = frame.withColumn("severity", F.coalesce(F.element_at(overrides, F.col("rule")), F.col("severity")))
+    return frame
+
+
+def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=()) -> EstateRun:
+    from pyspark import StorageLevel
+
+    enabled = {rid: rule for rid, rule in rules.items() if config.enabled(rid, select, ignore)}
+    inventory = read_inventory(spark, inputs)
+    model = Model(spark, inventory).build()
+    parts, failures = rule_findings(model, enabled)
+    failures = [(f"{what} (derived field)", why) for what, why in model.failures] + failures
+    columns = ", ".join(q(name) for name, _ in FINDING)
+    loader = model.alias() + "loader"
+    inventory.findings.createOrReplaceTempView(loader)
+    model.registered.append(loader)
+    queries = [f"SELECT {columns} FROM {q(loader)}"] + [f"SELECT {columns} FROM ({p}) AS {q(model.alias())}"
+                                                        for p in parts]
+    findings = spark.sql(" UNION ALL ".join(queries))
+    extra = failure_findings(spark, model, failures)
+    if extra is not None:
+        findings = findings.unionByName(extra)
+    findings = finalize(findings, rules, config, select, ignore)
+    findings = findings.persist(StorageLevel.MEMORY_AND_DISK)
+    return EstateRun(findings, inventory, model, failures)

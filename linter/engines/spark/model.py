@@ -1,0 +1,212 @@
+"""The estate model on Spark: one temporary view per table with its derived
+fields, the Organization row of each estate, the site graph as small maps, and
+the name-deduplicated tables that navigation joins.
+
+Mirrors linter.estate.build_model and LocalEngine._compute_derived: derived
+fields are computed table by table in tables.yaml order; the Organization is
+the one document of the estate, or a record of documented defaults when there
+is none or several; duplicate names resolve to the first record by (file,
+document, position).
+"""
+from __future__ import annotations
+
+import itertools
+
+from linter.engines.spark import records as rows
+from linter.engines.spark.compile import NULL, CompileError, Frame, Rec, Scope
+from linter.engines.spark.sqltext import q, typed_null
+from linter.estate import default_organization
+from linter.model.tables import load_tables
+from linter.policy.expr import parse
+from linter.topology import build_site_graph
+
+BROADCAST_ROWS = 200_000  # navigation targets up to this size are broadcast
+KEYS = ["_est", "_rid"]
+_RUNS = itertools.count(1)
+
+
+class Model:
+    def __init__(self, spark, inventory):
+        self.spark = spark
+        self.run = next(_RUNS)
+        self.tables = load_tables()
+        self.counts = dict(inventory.counts)
+        self.estates = sorted(inventory.stats)
+        self.linted = {est: s["linted"] for est, s in inventory.stats.items()}
+        self.columns: dict[str, list[str]] = {}
+        self.types: dict[tuple[str, str], str] = {}
+        for name, table in self.tables.items():
+            self.columns[name] = [c for c, _ in rows.table_columns(table)]
+            for column, kind in rows.table_columns(table):
+                if not column.startswith("_") and "__" not in column:
+                    self.types[(name, column)] = rows.KIND_OF[kind]
+        self._names = itertools.count(1)
+        self.views: dict[str, str] = {}
+        self.frames: dict = {}
+        self._dedup: dict[str, str] = {}
+        self.done: set[str] = set()  # tables whose derived fields are all computed
+        self.org_view: str | None = None
+        self.org_counts: dict[int, int] = {}
+        self.graph_view: str | None = None
+        self.failures: list[tuple[str, str]] = []  # derived fields that could not compile
+        self.persisted: list = []
+        self.registered: list[str] = []
+        for name, frame in inventory.tables.items():
+            self.register(name, frame)
+
+    # -- helpers used by the compiler ---------------------------------------------------------
+    def alias(self) -> str:
+        return f"_x{next(self._names)}_"
+
+    def lambda_var(self) -> str:
+        return f"_lv{next(self._names)}"
+
+    def type_of(self, table: str, name: str) -> str | None:
+        return self.types.get((table, name))
+
+    def has(self, table: str, column: str) -> bool:
+        return column in self.columns[table]
+
+    def small(self, table: str) -> bool:
+        return self.counts.get(table, 0) <= BROADCAST_ROWS
+
+    def sql(self, text: str):
+        return self.spark.sql(text)
+
+    def view(self, table: str) -> str:
+        return self.views[table]
+
+    def _view_name(self, label: str) -> str:
+        name = f"exlint{self.run}_{label}_{next(self._names)}"
+        self.registered.append(name)
+        return name
+
+    def register(self, table: str, frame) -> None:
+        name = self._view_name(table)
+        frame.createOrReplaceTempView(name)
+        self.views[table] = name
+        self.frames[table] = frame
+
+    def dedup_view(self, table: str) -> str:
+        """The table with one record per (estate, name): the first by file, document, position."""
+        key = self.views[table]
+        if key not in self._dedup:
+            ranked = (f"SELECT *, row_number() OVER (PARTITION BY `_est`, `name` ORDER BY `_file`, `_doc`, `_prefix`)"
+                      f" AS `_first` FROM {q(key)} WHERE `name` IS NOT NULL")
+            columns = ", ".join(q(c) for c in self.columns[table])
+            frame = self.sql(f"SELECT {columns} FROM ({ranked}) AS `r` WHERE `_first` = 1")
+            if table in self.done:
+                frame = self._persist(frame)
+            name = self._view_name(table + "_first")
+            frame.createOrReplaceTempView(name)
+            self._dedup[key] = name
+        return self._dedup[key]
+
+    def _persist(self, frame):
+        from pyspark import StorageLevel
+
+        try:
+            frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        except Exception:  # Spark Connect without caching: recompute instead
+            return frame
+        self.persisted.append(frame)
+        return frame
+
+    # -- building ---------------------------------------------------------------------------------
+    def build(self) -> "Model":
+        self.graph_view = self._graph()
+        for name, table in self.tables.items():
+            if table.derived:
+                frame = self._persist(self.derive(name, self.views[name], track=True))
+                self.register(name, frame)
+            self.done.add(name)
+            if name == "Organization":
+                self.org_view = self._organizations()
+        return self
+
+    def derive(self, name: str, view: str, track: bool = False):
+        """The records of table ``name`` in ``view`` with the table's derived fields."""
+        table = self.tables[name]
+        columns = [c for c, _ in rows.table_columns(table)]
+        frame = None
+        for field_name, text in table.derived.items():
+            compiled = Frame(self, f"{q(view)} AS {q(self.alias())}", KEYS)
+            try:
+                val = compiled.compile(parse(text), Scope(Rec("", table)))
+            except CompileError as exc:
+                if track:
+                    self.failures.append((f"{name}.{field_name}", str(exc)))
+                val = None
+            if val is None or val.type == NULL:
+                sql, kind = typed_null("str"), NULL
+            else:
+                sql, kind = val.sql, val.type
+            frame = self.sql(compiled.select([q(c) for c in columns] + [f"{sql} AS {q(field_name)}"]))
+            view = self._view_name(f"{name}_{field_name}")
+            frame.createOrReplaceTempView(view)
+            columns.append(field_name)
+            if track:
+                self.types[(name, field_name)] = kind
+                self.columns[name] = list(columns)
+                self.views[name] = view  # later derived fields may navigate to this table
+        return frame
+
+    def _organizations(self) -> str:
+        """A view with one Organization row per estate: its document, or documented defaults."""
+        view = self.views["Organization"]
+        self.org_counts = {row["_est"]: row["n"] for row in
+                           self.sql(f"SELECT `_est`, count(1) AS n FROM {q(view)} GROUP BY `_est`").collect()}
+        defaults = [est for est in self.estates if self.org_counts.get(est, 0) != 1]
+        columns = ", ".join(q(c) for c in self.columns["Organization"])
+        parts = [f"SELECT {columns} FROM {q(view)} WHERE `_est` IN "
+                 f"(SELECT `_est` FROM {q(view)} GROUP BY `_est` HAVING count(1) = 1)"]
+        if defaults:
+            table_columns = rows.table_columns(self.tables["Organization"])
+            record = default_organization()
+            data = [rows.record_row(table_columns, record, est, -1) for est in defaults]
+            frame = self.spark.createDataFrame(data, rows.spark_schema(table_columns))
+            default_view = self._view_name("Organization_default")
+            frame.createOrReplaceTempView(default_view)
+            if self.tables["Organization"].derived:
+                derived = self.derive("Organization", default_view)
+                default_view = self._view_name("Organization_default_derived")
+                derived.createOrReplaceTempView(default_view)
+            parts.append(f"SELECT {columns} FROM {q(default_view)}")
+        frame = self._persist(self.sql(" UNION ALL ".join(parts)))
+        name = self._view_name("Organization_one")
+        frame.createOrReplaceTempView(name)
+        return name
+
+    def _graph(self) -> str:
+        """Per estate: cheapest site-link costs and connected groups (linter.topology)."""
+        sites: dict[int, list] = {}
+        links: dict[int, list] = {}
+        for row in self.sql(f"SELECT `_est`, `name` FROM {q(self.views['Site'])}").collect():
+            sites.setdefault(row["_est"], []).append(row["name"])
+        for row in self.sql(f"SELECT `_est`, `sites`, `cost` FROM {q(self.views['SiteLink'])}").collect():
+            links.setdefault(row["_est"], []).append((list(row["sites"] or []), row["cost"]))
+        data = []
+        for est in self.estates:
+            graph = build_site_graph(sites.get(est, []), links.get(est, []))
+            costs: dict[str, dict[str, int]] = {}
+            for (a, b), cost in graph.cost.items():
+                costs.setdefault(a, {})[b] = cost
+            data.append((est, costs, dict(graph.group_of)))
+        schema = "_est long, cost map<string,map<string,long>>, group map<string,string>"
+        frame = self.spark.createDataFrame(data, schema)
+        name = self._view_name("site_graph")
+        frame.createOrReplaceTempView(name)
+        return name
+
+    def unpersist(self) -> None:
+        for frame in self.persisted:
+            try:
+                frame.unpersist()
+            except Exception:
+                pass
+        for name in self.registered:
+            try:
+                self.spark.catalog.dropTempView(name)
+            except Exception:
+                pass
+        self.persisted, self.registered = [], []

@@ -1,0 +1,102 @@
+"""Spark schemas of the model's records (derived from tables.yaml) and of
+findings, and the conversion of the shared Python records into rows.
+
+Value types: name/text/enum/date/dn_name -> string, int/count/size/version ->
+long, bool -> boolean, duration -> double, names/enums -> array<string>.
+Each field also has ``<field>__set`` (boolean) and, for names, durations,
+sizes, versions and lists, ``<field>__text``. Meta columns: ``_est`` (estate
+id), ``_rid`` (row id, unique per estate and table), ``_table``, ``_kind``,
+``_entity``, ``_file``, ``_doc``, ``_prefix``, ``_line``, ``_column`` and
+``_marks`` (map<string, array<long>>: dotted path -> [line, column]).
+"""
+from __future__ import annotations
+
+from linter.model.tables import LIST_TYPES, TableSpec
+
+TEXT_TYPES = ("name", "duration", "size", "version")  # scalar types that keep __text
+_VALUE_TYPES = {
+    "name": "string", "text": "string", "enum": "string", "date": "string", "dn_name": "string",
+    "int": "long", "count": "long", "size": "long", "version": "long",
+    "bool": "boolean", "duration": "double",
+    "names": "array<string>", "enums": "array<string>",
+}
+# The compiler's value types (see compile.py) of each field type.
+KIND_OF = {
+    "string": "str", "long": "int", "double": "float", "boolean": "bool", "array<string>": "list",
+}
+META = [
+    ("_est", "long"), ("_rid", "long"), ("_table", "string"), ("_kind", "string"), ("_entity", "string"),
+    ("_file", "string"), ("_doc", "long"), ("_prefix", "string"), ("_line", "long"), ("_column", "long"),
+    ("_marks", "map<string,array<long>>"),
+]
+FINDING = [
+    ("_est", "long"), ("rule", "string"), ("severity", "string"), ("message", "string"), ("file", "string"),
+    ("line", "long"), ("column", "long"), ("path", "string"), ("entity_kind", "string"), ("entity_name", "string"),
+]
+STATS = [("_est", "long"), ("files", "long"), ("documents", "long"), ("records_in", "long"), ("linted", "long")]
+_INT64 = 2**63
+
+
+def value_type(field_type: str) -> str:
+    return _VALUE_TYPES[field_type]
+
+
+def table_columns(table: TableSpec) -> list[tuple[str, str]]:
+    """(column, Spark type) of a table's records, in row order."""
+    cols = list(META) + [("name", "string"), ("name__text", "string")]
+    if table.parent:
+        cols += [(table.parent, "string"), (table.parent + "__text", "string")]
+    for spec in table.fields.values():
+        cols.append((spec.name, value_type(spec.type)))
+        if spec.type == "count":
+            continue
+        if spec.type in LIST_TYPES:
+            cols.append((spec.name + "__text", "array<string>"))
+        elif spec.type in TEXT_TYPES:
+            cols.append((spec.name + "__text", "string"))
+        cols.append((spec.name + "__set", "boolean"))
+    return cols
+
+
+def ddl(columns) -> str:
+    return ", ".join(f"`{name}` {kind}" for name, kind in columns)
+
+
+def spark_schema(columns):
+    from pyspark.sql.types import _parse_datatype_string
+
+    return _parse_datatype_string(ddl(columns))
+
+
+def _long(value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        return value
+    return value if -_INT64 <= value < _INT64 else None  # no engine column holds it
+
+
+def record_row(columns, record: dict, est: int, rid: int) -> tuple:
+    out = []
+    for name, kind in columns:
+        if name == "_est":
+            out.append(est)
+        elif name == "_rid":
+            out.append(rid)
+        elif name == "_marks":
+            out.append({path: [int(mark[0]), int(mark[1])] for path, mark in record["_marks"].items()})
+        else:
+            value = record.get(name)
+            if kind == "long":
+                value = _long(value)
+            elif kind == "double" and value is not None:
+                value = float(value)
+            elif kind == "array<string>" and value is None:
+                value = []
+            out.append(value)
+    return tuple(out)
+
+
+def finding_row(finding, est: int) -> tuple:
+    entity = finding.entity
+    return (est, finding.rule, finding.severity, finding.message, finding.file,
+            finding.line, finding.column, finding.path,
+            entity.kind if entity else None, entity.name if entity else None)

@@ -1,0 +1,193 @@
+"""Getting a SparkSession: embedded ``local[*]`` (the default), a cluster master
+(``spark://``, ``yarn``, ``k8s://``), Spark Connect (``sc://``), or the session
+that ``spark-submit`` already made.
+
+Nothing here imports PySpark at module level: ``exlint check`` imports the CLI,
+and the CLI must stay light.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+INSTALL_HINT = "PySpark is not installed: install the Spark extra with  pip install 'exlint[spark]'"
+CONNECT_HINT = ("Spark Connect (--remote) needs PySpark's connect extras: "
+                "pip install 'exlint[spark]' 'pyspark[connect]'")
+JAVA_HINT = "install Java 17 (for example: apt-get install openjdk-17-jre-headless) and set JAVA_HOME"
+
+# Defaults the engine sets unless the user gives them with --conf.
+DEFAULT_CONF = {
+    "spark.sql.shuffle.partitions": "8",
+    "spark.sql.ansi.enabled": "false",
+    "spark.sql.adaptive.enabled": "true",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.debug.maxToStringFields": "1000",
+    "spark.sql.codegen.wholeStage.union.enabled": "false",
+}
+# Only for the embedded (local) mode, which has no cluster manager to configure.
+LOCAL_CONF = {
+    "spark.driver.memory": "4g",
+    "spark.ui.enabled": "false",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+
+
+class SessionError(Exception):
+    """Spark cannot start (exit code 2); the message says what to do."""
+
+
+@dataclass
+class SessionOptions:
+    master: str | None = None  # None: local[*] (or what spark-submit set)
+    remote: str | None = None  # sc://host:port
+    conf: dict[str, str] = field(default_factory=dict)
+    app_name: str = "exlint estate"
+    submitted: bool = False  # running under spark-submit: use its session as is
+    progress: bool = False
+
+
+def parse_conf(pairs) -> dict[str, str]:
+    """``key=value`` strings (repeatable --conf) to a dict."""
+    out = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SessionError(f"--conf {pair!r}: expected key=value")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def require_pyspark() -> str:
+    """PySpark's version, or SessionError with the install hint."""
+    if os.environ.get("EXLINT_HIDE_PYSPARK") == "1":  # test hook: behave as if it were missing
+        raise SessionError(INSTALL_HINT)
+    try:
+        import pyspark
+    except ImportError:
+        raise SessionError(INSTALL_HINT) from None
+    return pyspark.__version__
+
+
+def _java_binary() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        candidate = Path(home) / "bin" / "java"
+        return str(candidate) if candidate.exists() else None
+    return shutil.which("java")
+
+
+def java_version() -> int:
+    """The major version of the Java that Spark will use; SessionError when there is none."""
+    binary = _java_binary()
+    if binary is None:
+        where = f"JAVA_HOME={os.environ['JAVA_HOME']} holds no bin/java" if os.environ.get("JAVA_HOME") \
+            else "no `java` on PATH and JAVA_HOME is not set"
+        raise SessionError(f"Spark needs Java, but {where}: {JAVA_HINT}")
+    try:
+        run = subprocess.run([binary, "-version"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SessionError(f"cannot run {binary} -version ({exc}): {JAVA_HINT}") from None
+    text = run.stderr + run.stdout
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', text)
+    if run.returncode != 0 or not match:
+        raise SessionError(f"{binary} -version failed: {text.strip()[:200]}: {JAVA_HINT}")
+    major = int(match.group(1))
+    if major == 1 and match.group(2):  # 1.8 -> 8
+        major = int(match.group(2))
+    return major
+
+
+def check_java(pyspark_version: str) -> int:
+    major = java_version()
+    spark_major = int(pyspark_version.split(".")[0])
+    supported = (17, 21) if spark_major >= 4 else (8, 11, 17)
+    if major < min(supported):
+        raise SessionError(f"Spark {pyspark_version} needs Java {' or '.join(map(str, supported))}, "
+                           f"but the Java found is version {major}: {JAVA_HINT}")
+    return major
+
+
+def _quiet_log4j() -> str:
+    """A log4j2 configuration that keeps Spark's console at WARN and hides the
+    start-up chatter (native-hadoop, loopback-address notices)."""
+    path = Path(__file__).with_name("log4j2.properties")
+    return path.resolve().as_uri()
+
+
+def build_session(options: SessionOptions):
+    """A SparkSession for the options; SessionError with a clear message on failure."""
+    version = require_pyspark()
+    conf = dict(DEFAULT_CONF)
+    if options.progress:
+        conf["spark.ui.showConsoleProgress"] = "true"
+    if options.remote:
+        return _connect_session(options, conf)
+    check_java(version)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName(options.app_name)
+    if options.submitted:
+        session = builder.getOrCreate()
+        _apply_runtime_conf(session, {k: v for k, v in {**conf, **options.conf}.items() if k.startswith("spark.sql.")},
+                            keep_user=options.conf)
+        return session
+    master = options.master or "local[*]"
+    if master.startswith("local"):
+        conf.update(LOCAL_CONF)
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    conf.update(options.conf)
+    java_options = conf.get("spark.driver.extraJavaOptions", "")
+    if "log4j2.configurationFile" not in java_options:
+        conf["spark.driver.extraJavaOptions"] = (java_options + f" -Dlog4j2.configurationFile={_quiet_log4j()}").strip()
+    builder = builder.master(master)
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    try:
+        session = builder.getOrCreate()
+    except Exception as exc:  # the JVM did not start, or the master is unreachable
+        raise SessionError(f"cannot start Spark (master {master}): {_first_line(exc)}") from None
+    session.sparkContext.setLogLevel("WARN")
+    return session
+
+
+def _connect_session(options: SessionOptions, conf: dict):
+    try:
+        from pyspark.sql.connect.utils import check_dependencies
+
+        check_dependencies("pyspark.sql.connect")
+    except ImportError:
+        raise SessionError(CONNECT_HINT) from None
+    from pyspark.sql import SparkSession
+
+    try:
+        session = SparkSession.builder.remote(options.remote).getOrCreate()
+    except Exception as exc:
+        raise SessionError(f"cannot connect to Spark Connect at {options.remote}: {_first_line(exc)}") from None
+    _apply_runtime_conf(session, {k: v for k, v in conf.items() if k.startswith("spark.sql.")}, keep_user={})
+    _apply_runtime_conf(session, options.conf, keep_user={})
+    return session
+
+
+def _apply_runtime_conf(session, conf: dict, keep_user: dict) -> None:
+    for key, value in conf.items():
+        if key in keep_user and keep_user[key] != value:
+            continue
+        try:
+            session.conf.set(key, value)
+        except Exception:  # static configuration: cannot be changed on a running session
+            pass
+
+
+def is_connect(session) -> bool:
+    return type(session).__module__.startswith("pyspark.sql.connect")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:300]

@@ -1,0 +1,78 @@
+"""Spark SQL text: quoting, literals and the value helpers the compiler shares.
+
+Rules compile to SQL text rather than to Column objects: one ``spark.sql``
+call per check form instead of thousands of JVM round trips for Column
+building, and joins whose column lists are written only once every
+expression of a check has said which columns it needs.
+"""
+from __future__ import annotations
+
+import math
+
+STR, INT, FLOAT, BOOL, LIST, NULL, ANY = "str", "int", "float", "bool", "list", "null", "any"
+NUMERIC = (INT, FLOAT, BOOL)
+SPARK_TYPE = {STR: "STRING", INT: "BIGINT", FLOAT: "DOUBLE", BOOL: "BOOLEAN", LIST: "ARRAY<STRING>"}
+NOT_SET = "(not set)"
+MISSING_BOOL = "CAST(NULL AS BOOLEAN)"
+
+
+def q(name: str) -> str:
+    """A quoted identifier."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def string(text: str) -> str:
+    """A SQL string literal (Spark unescapes backslashes in literals)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def typed_null(kind: str) -> str:
+    spark = SPARK_TYPE.get(kind)
+    return f"CAST(NULL AS {spark})" if spark else "NULL"
+
+
+def literal_sql(value) -> tuple[str, str]:
+    """(SQL, compiler type) of a constant."""
+    if value is None:
+        return "NULL", NULL
+    if isinstance(value, bool):
+        return ("true" if value else "false"), BOOL
+    if isinstance(value, int):
+        if -(2**63) <= value < 2**63:
+            return f"CAST({value} AS BIGINT)", INT
+        value = float(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return f"CAST({string(repr(value))} AS DOUBLE)", FLOAT
+        return f"CAST({repr(value)} AS DOUBLE)", FLOAT
+    if isinstance(value, str):
+        return string(value), STR
+    raise ValueError(f"unsupported constant {value!r}")
+
+
+def display_sql(x: str, kind: str) -> str:
+    """linter.policy.locate.display of a value (not its text) as SQL."""
+    unset = string(NOT_SET)
+    if kind == NULL:
+        return unset
+    if kind == STR:
+        return f"coalesce({x}, {unset})"
+    if kind == INT:
+        return f"coalesce(CAST({x} AS STRING), {unset})"
+    if kind == FLOAT:
+        return (f"CASE WHEN {x} IS NULL THEN {unset} "
+                f"WHEN {x} = floor({x}) AND abs({x}) < 9.2e18 THEN CAST(CAST({x} AS BIGINT) AS STRING) "
+                f"ELSE CAST({x} AS STRING) END")
+    if kind == BOOL:
+        return f"CASE WHEN {x} IS NULL THEN {unset} WHEN {x} THEN 'true' ELSE 'false' END"
+    if kind == LIST:
+        return (f"CASE WHEN {x} IS NULL THEN {unset} WHEN array_join({x}, ', ') = '' THEN '(none)' "
+                f"ELSE array_join({x}, ', ') END")
+    return f"coalesce(CAST({x} AS STRING), {unset})"
+
+
+def and_all(parts) -> str:
+    parts = [p for p in parts if p]
+    if not parts:
+        return "true"
+    return " AND ".join(f"({p})" for p in parts)
