@@ -48,11 +48,24 @@ class Evaluator:
     def field(self, record: dict, name: str) -> Any:
         value = record.get(name, _ABSENT)
         if value is _ABSENT:
+            table = self.tables[record["_table"]]
+            if name in table.facts:
+                value = record[name] = self._fact(name, *table.facts[name])
+                return value
             node = self._derived.get((record["_table"], name))
             if node is None:
                 return None
-            value = record[name] = self.eval(node, Scope(record, self.tables[record["_table"]]))
+            value = record[name] = self.eval(node, Scope(record, table))
         return value
+
+    def _fact(self, name: str, table_name: str, condition: str) -> int:
+        """An estate-wide count: records of ``table_name`` meeting ``condition``."""
+        memo = self.__dict__.setdefault("_facts", {})
+        if name not in memo:
+            node, table = parse(condition), self.tables[table_name]
+            memo[name] = sum(1 for record in self.estate.tables[table_name]
+                             if self.eval(node, Scope(record, table)) is True)
+        return memo[name]
 
     # -- navigation -------------------------------------------------------
     def _target(self, table: TableSpec, name: str) -> TableSpec | None:

@@ -45,6 +45,8 @@ class TableSpec:
     name_path: tuple[str, ...]
     fields: dict[str, FieldSpec]
     derived: dict[str, str] = field(default_factory=dict)
+    # estate-wide counts (Organization only): name -> (table, condition)
+    facts: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def field_type(self, name: str) -> str | None:
         if name in self.fields:
@@ -123,5 +125,6 @@ def load_tables() -> dict[str, TableSpec]:
             name_path=_split(body.get("name", "name" if each else "metadata.name")),
             fields=fields,
             derived=dict(body.get("derived") or {}),
+            facts={name: (spec["table"], spec["count"]) for name, spec in (body.get("facts") or {}).items()},
         )
     return tables

@@ -155,7 +155,8 @@ class _Validator:
         return None
 
     def has(self, table: TableSpec, name: str) -> bool:
-        return name in table.fields or name in table.derived or name in ("name", table.parent) and name is not None
+        return (name in table.fields or name in table.derived or name in table.facts
+                or name in ("name", table.parent) and name is not None)
 
     def check_path(self, path, table: TableSpec, ctx: dict, where: str) -> None:
         first, rest = path[0], path[1:]
