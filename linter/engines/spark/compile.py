@@ -52,35 +52,41 @@ class Val:
     lam: bool = False  # built from a lambda variable (cannot be joined on)
 
 
+LOOKUP_EST, LOOKUP_NAME, LOOKUP_REC = "_k_est", "_k_name", "_k_rec"
+
+
 class Join:
-    """``LEFT JOIN (SELECT <needed columns> FROM source) AS alias ON ...``; the
-    column list grows until the query is rendered. ``columns=None``: the source
-    already names its columns (an aggregate subquery)."""
+    """``LEFT JOIN <lookup view> AS alias ON ...``: a lookup view has the columns
+    (_k_est, _k_name, _k_rec) with the whole record packed in ``_k_rec``, so that
+    every join of one table reads the same columns and Spark broadcasts it once
+    per query (exchange reuse). ``subquery``: an aggregate joined back instead,
+    whose columns have unique names."""
 
-    def __init__(self, alias: str, source, on: str, columns=("_est", "name")):
+    def __init__(self, alias: str, source, on: str, subquery: bool = False):
         self.alias = alias
-        self.source = source  # SQL text or a callable returning it
+        self.source = source  # view name, or a callable returning the subquery SQL
         self.on = on
-        self.cols = None if columns is None else set(columns)
-
-    def need(self, column: str) -> None:
-        if self.cols is not None:
-            self.cols.add(column)
+        self.subquery = subquery
 
     def render(self) -> str:
-        source = self.source() if callable(self.source) else self.source
-        if self.cols is None:
-            return f"LEFT JOIN ({source}) AS {q(self.alias)} ON {self.on}"
-        columns = ", ".join(f"{q(c)} AS {q(self.alias + c)}" for c in sorted(self.cols))
-        return f"LEFT JOIN (SELECT {columns} FROM {source}) AS {q(self.alias)} ON {self.on}"
+        if self.subquery:
+            return f"LEFT JOIN ({self.source()}) AS {q(self.alias)} ON {self.on}"
+        return f"LEFT JOIN {q(self.source)} AS {q(self.alias)} ON {self.on}"
+
+    def exposed(self) -> str:
+        """How the join's columns appear in a relation derived from the frame."""
+        if self.subquery:
+            return f"{q(self.alias)}.*"
+        return f"{q(self.alias)}.{q(LOOKUP_REC)} AS {q(self.alias + 'rec')}"
 
 
 @dataclass(eq=False)
 class Rec:
-    """A record whose columns are in the frame as ``prefix + field``."""
+    """A record in the frame: base columns (``prefix + field``), or the record
+    packed in a lookup join's ``_k_rec``."""
     prefix: str
     table: TableSpec
-    join: Join | None = None  # the join that brings it (columns are added on use)
+    join: Join | None = None
 
 
 @dataclass
@@ -194,11 +200,13 @@ def target_of(table: TableSpec, name: str, tables: dict) -> TableSpec | None:
 
 
 class Frame:
-    """A query under construction over rows identified by ``keys``."""
+    """A query under construction over rows identified by ``keys``: a base
+    relation (flat, uniquely named columns) and left joins."""
 
-    def __init__(self, model, base, keys, parent: "Frame | None" = None):
+    def __init__(self, model, base, keys, parent: "Frame | None" = None, alias: str | None = None):
         self.model = model
-        self.base = base  # SQL "relation AS alias" text, or a callable returning it
+        self.base = base  # SQL relation text (or a callable returning it), aliased as `alias`
+        self.alias = alias or model.alias()
         self.keys = list(keys)
         self.steps: list[Join] = []
         self.hints: list[str] = []
@@ -208,22 +216,26 @@ class Frame:
 
     @classmethod
     def over(cls, model, table: str) -> "Frame":
-        alias = model.alias()
-        return cls(model, f"{q(model.view(table))} AS {q(alias)}", ["_est", "_rid"])
+        return cls(model, q(model.view(table)), ["_est", "_rid"])
 
     # -- rendering -------------------------------------------------------------------------
     def _from(self, upto=None) -> str:
         base = self.base() if callable(self.base) else self.base
         steps = self.steps if upto is None else self.steps[:upto]
-        return " ".join([base] + [s.render() for s in steps])
+        return " ".join([f"{base} AS {q(self.alias)}"] + [s.render() for s in steps])
 
     def _hint(self, upto=None) -> str:
-        aliases = [s.alias for s in (self.steps if upto is None else self.steps[:upto]) if s.alias in self.hints]
+        steps = self.steps if upto is None else self.steps[:upto]
+        aliases = [s.alias for s in steps if s.alias in self.hints]
         return f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ " if aliases else ""
 
-    def relation(self, upto=None) -> str:
-        """``SELECT *`` over the base and the joins (the first ``upto`` of them)."""
-        return f"SELECT {self._hint(upto)}* FROM {self._from(upto)}"
+    def relation(self, upto=None, extras=None) -> str:
+        """The rows with every column flat: the base's, the joined records (as
+        ``<alias>rec`` structs), aggregates, and ``extras`` (name -> SQL)."""
+        steps = self.steps if upto is None else self.steps[:upto]
+        items = [f"{q(self.alias)}.*"] + [s.exposed() for s in steps]
+        items += [f"{sql} AS {q(name)}" for name, sql in (extras or {}).items()]
+        return f"SELECT {self._hint(upto)}{', '.join(items)} FROM {self._from(upto)}"
 
     def select(self, items, where: str | None = None, group_by=None) -> str:
         sql = f"SELECT {self._hint()}{', '.join(items)} FROM {self._from()}"
@@ -233,31 +245,40 @@ class Frame:
             sql += " GROUP BY " + ", ".join(group_by)
         return sql
 
-    def child(self, base, keys) -> "Frame":
-        """A frame over a relation derived from this one as it is now (all columns kept)."""
-        return Frame(self.model, base, keys, parent=self)
-
-    def derived_base(self, wrap) -> "Frame":
-        """A child frame whose base is ``wrap(relation SQL)`` (rendered later)."""
+    def derived_base(self, wrap, extras=None) -> "Frame":
+        """A child frame over ``wrap(relation)``: this frame's rows as they are now,
+        with ``extras`` computed (wrap refers to columns by their flat names)."""
         upto = len(self.steps)
-        alias = self.model.alias()
-        return Frame(self.model, lambda: f"({wrap(self.relation(upto))}) AS {q(alias)}", self.keys, parent=self)
+        return Frame(self.model, lambda: f"({wrap(self.relation(upto, extras))})", self.keys, parent=self)
 
     # -- records and navigation ----------------------------------------------------------------
+    def column(self, rec: Rec, name: str) -> str:
+        if rec.join is None:
+            return q(rec.prefix + name)
+        if rec.join in self.steps:
+            return f"{q(rec.join.alias)}.{q(LOOKUP_REC)}.{q(name)}"
+        return f"{q(rec.join.alias + 'rec')}.{q(name)}"
+
     def field(self, rec: Rec, name: str) -> Val:
         model = self.model
         table = rec.table.name
         kind = model.type_of(table, name)
         if kind is None or not model.has(table, name):
             return null()
-        if rec.join is not None:
-            rec.join.need(name)
         text, text_type = None, None
         if model.has(table, name + "__text"):
-            if rec.join is not None:
-                rec.join.need(name + "__text")
-            text, text_type = q(rec.prefix + name + "__text"), (LIST if kind == LIST else STR)
-        return Val(q(rec.prefix + name), kind, text, text_type, name=rec.prefix + name)
+            text, text_type = self.column(rec, name + "__text"), (LIST if kind == LIST else STR)
+        plain = rec.prefix + name if rec.join is None else None
+        return Val(self.column(rec, name), kind, text, text_type, name=plain)
+
+    def _lookup(self, view: str, on_name: str | None) -> Join:
+        alias = self.model.alias()
+        on = f"{q('_est')} = {q(alias)}.{q(LOOKUP_EST)}"
+        if on_name is not None:
+            on += f" AND ({on_name}) = {q(alias)}.{q(LOOKUP_NAME)}"
+        join = Join(alias, view, on)
+        self.steps.append(join)
+        return join
 
     def deref(self, val: Val, target: TableSpec) -> Rec | None:
         """The record of ``target`` named by ``val`` (a left join, made once per source)."""
@@ -267,35 +288,29 @@ class Frame:
             raise NeedsExplode()
         key = (val.sql, target.name)
         if key not in self.navs:
-            alias = self.model.alias()
-            on = f"{q('_est')} = {q(alias + '_est')} AND ({val.sql}) = {q(alias + 'name')}"
-            join = Join(alias, q(self.model.dedup_view(target.name)), on)
-            self.steps.append(join)
+            join = self._lookup(self.model.dedup_view(target.name), val.sql)
             if self.model.small(target.name):
-                self.hints.append(alias)
+                self.hints.append(join.alias)
             self.navs[key] = join
-        join = self.navs[key]
-        return Rec(join.alias, target, join)
+        return Rec("", target, self.navs[key])
 
     def organization(self) -> Rec | None:
         view = self.model.org_view
         if view is None:
             return None
         if self.org is None:
-            alias = self.model.alias()
-            self.org = Join(alias, q(view), f"{q('_est')} = {q(alias + '_est')}", ("_est",))
-            self.steps.append(self.org)
-            self.hints.append(alias)
-        return Rec(self.org.alias, self.model.tables["Organization"], self.org)
+            self.org = self._lookup(view, None)
+            self.hints.append(self.org.alias)
+        return Rec("", self.model.tables["Organization"], self.org)
 
     def site_maps(self) -> str:
+        """SQL of the estate's site-graph struct (cost, group)."""
         if self.graph is None:
-            alias = self.model.alias()
-            self.graph = Join(alias, q(self.model.graph_view), f"{q('_est')} = {q(alias + '_est')}",
-                              ("_est", "cost", "group"))
-            self.steps.append(self.graph)
-            self.hints.append(alias)
-        return self.graph.alias
+            self.graph = self._lookup(self.model.graph_view, None)
+            self.hints.append(self.graph.alias)
+        if self.graph in self.steps:
+            return f"{q(self.graph.alias)}.{q(LOOKUP_REC)}"
+        return q(self.graph.alias + "rec")
 
     def nav(self, path: tuple, scope: Scope) -> Val:
         first = path[0]
@@ -510,9 +525,7 @@ class Frame:
         column = path[-1] + "__set"
         if rec is None or not self.model.has(rec.table.name, column):
             return Val("false", BOOL)
-        if rec.join is not None:
-            rec.join.need(column)
-        return Val(f"coalesce({q(rec.prefix + column)}, false)", BOOL)
+        return Val(f"coalesce({self.column(rec, column)}, false)", BOOL)
 
     def _fn_site_group(self, args, scope):
         site = self.compile(args[0], scope)
@@ -520,8 +533,8 @@ class Frame:
             return null()
         if site.type not in (STR, ANY):
             return site
-        alias = self.site_maps()
-        return Val(f"coalesce(element_at({q(alias + 'group')}, {site.sql}), {site.sql})", STR)
+        maps = self.site_maps()
+        return Val(f"coalesce(element_at({maps}.`group`, {site.sql}), {site.sql})", STR)
 
     def _fn_site_cost(self, args, scope):
         a, b = self.compile(args[0], scope), self.compile(args[1], scope)
@@ -529,8 +542,8 @@ class Frame:
             return null()
         if a.type not in (STR, ANY) or b.type not in (STR, ANY):
             raise CompileError("site_cost of values that are not site names")
-        alias = self.site_maps()
-        cost = f"element_at(element_at({q(alias + 'cost')}, {a.sql}), {b.sql})"
+        maps = self.site_maps()
+        cost = f"element_at(element_at({maps}.`cost`, {a.sql}), {b.sql})"
         return Val(f"CASE WHEN {a.sql} IS NULL OR {b.sql} IS NULL THEN CAST(NULL AS BIGINT) "
                    f"WHEN {a.sql} = {b.sql} THEN CAST(0 AS BIGINT) "
                    f"ELSE coalesce({cost}, CAST({UNREACHABLE} AS BIGINT)) END", INT)
@@ -583,17 +596,7 @@ class Frame:
     def _aggregate_explode(self, name, values, texts, item_table, cond, scope) -> Val:
         model = self.model
         a = model.alias()
-        pos, el, iv, it = a + "pos", a + "el", a + "iv", a + "it"
-        pairs = self.pairs_sql(values, texts)
-
-        def wrap(parent: str) -> str:
-            inner = model.alias()
-            return (f"SELECT *, {q(el)}.v AS {q(iv)}, {q(el)}.t AS {q(it)} FROM "
-                    f"(SELECT *, posexplode({pairs}) AS ({q(pos)}, {q(el)}) FROM ({parent}) AS {q(inner)}) "
-                    f"AS {q(inner + 'x')} WHERE {q(el)}.v IS NOT NULL")
-
-        inner = self.derived_base(wrap)
-        inner.keys = self.keys + [pos]
+        inner, pos, iv, it = explode_items(self, values, texts, skip_missing=True)
         item = Bound(Val(q(iv), STR, q(it), STR, name=iv), item_table)
         val = inner.compile(cond, replace(scope, item=item)) if cond is not None else Val("true", BOOL)
         keys = [f"{q(k)} AS {q(a + 'k' + str(i))}" for i, k in enumerate(self.keys)]
@@ -609,13 +612,37 @@ class Frame:
             aggs = [f"count(DISTINCT {val.sql}) AS {q(a + 'n')}"]
         group = [q(k) for k in self.keys]
         on = " AND ".join(f"{q(k)} = {q(a + 'k' + str(i))}" for i, k in enumerate(self.keys))
-        self.steps.append(Join(a, lambda: inner.select(keys + aggs, group_by=group), on, columns=None))
+        self.steps.append(Join(a, lambda: inner.select(keys + aggs, group_by=group), on, subquery=True))
         if name in ("any", "all"):
             hit_sql, nul_sql = f"coalesce({q(a + 'hit')}, 0) > 0", f"coalesce({q(a + 'nul')}, 0) > 0"
             if name == "any":
                 return Val(f"CASE WHEN {hit_sql} THEN true WHEN {nul_sql} THEN {MISSING_BOOL} ELSE false END", BOOL)
             return Val(f"CASE WHEN {hit_sql} THEN false WHEN {nul_sql} THEN {MISSING_BOOL} ELSE true END", BOOL)
         return Val(f"CAST(coalesce({q(a + 'n')}, 0) AS BIGINT)", INT)
+
+
+def explode_items(frame: Frame, values: str, texts: str | None, where: str | None = None,
+                  skip_missing: bool = False):
+    """A child frame with one row per item of a list (SQL valid in ``frame``):
+    (child, position column, value column, text column)."""
+    model = frame.model
+    a = model.alias()
+    pos, el, iv, it, listed, keep = a + "pos", a + "el", a + "iv", a + "it", a + "list", a + "keep"
+    extras = {listed: frame.pairs_sql(values, texts)}
+    if where is not None:
+        extras[keep] = where
+
+    def wrap(parent: str) -> str:
+        inner = model.alias()
+        filtered = f" WHERE {q(keep)}" if where is not None else ""
+        sql = (f"SELECT *, {q(el)}.v AS {q(iv)}, {q(el)}.t AS {q(it)} FROM "
+               f"(SELECT *, posexplode({q(listed)}) AS ({q(pos)}, {q(el)}) FROM ({parent}) AS {q(inner)}{filtered}) "
+               f"AS {q(inner + 'x')}")
+        return sql + (f" WHERE {q(el)}.v IS NOT NULL" if skip_missing else "")
+
+    child = frame.derived_base(wrap, extras)
+    child.keys = frame.keys + [pos]
+    return child, pos, iv, it
 
 
 def compare(op: str, left: Val, right: Val) -> Val:

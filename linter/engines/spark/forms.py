@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from linter.engines.spark.compile import (
-    INT, LIST, STR, Bound, CompileError, Frame, Rec, Scope, Val, display, strict_true,
+    INT, LIST, STR, Bound, CompileError, Frame, Rec, Scope, Val, display, explode_items, strict_true,
 )
 from linter.engines.spark.model import KEYS, Model
 from linter.engines.spark.sqltext import q, string
@@ -44,31 +44,43 @@ def _suffix(parts, leading: bool) -> list[str]:
     return pieces
 
 
-def locate(rec: Rec, relative: tuple) -> tuple[str, str, str]:
-    """(path, line, column) SQL: linter.policy.locate.locate, the path and its
-    ancestors looked up in the record's ``_marks``, deepest first."""
+def candidates(rec: Rec, relative: tuple) -> str:
+    """SQL array of the path and its ancestors, deepest first, as keys of the
+    record's ``_marks`` (linter.policy.locate.candidate_paths)."""
     table = rec.table
-    marks = q(rec.prefix + "_marks")
-    candidates = []
+    out = []
     for cut in range(len(relative), -1, -1):
         if table.each:
             pieces = [q(rec.prefix + "_prefix")] + _suffix(relative[:cut], True)
         else:
             pieces = _suffix(relative[:cut], False) or ["''"]
-        candidates.append(pieces[0] if len(pieces) == 1 else f"concat({', '.join(pieces)})")
+        out.append(pieces[0] if len(pieces) == 1 else f"concat({', '.join(pieces)})")
     if table.each:
-        candidates += [string(format_path(table.each[:cut])) for cut in range(len(table.each), -1, -1)]
-    found = [f"element_at({marks}, {c})" for c in candidates]
-    mark = f"coalesce({', '.join(found)})"
-    path = "coalesce(" + ", ".join(f"CASE WHEN {m} IS NOT NULL THEN {c} END" for m, c in zip(found, candidates)) + ")"
-    path = f"nullif({path}, '')"
-    line = f"coalesce(({mark})[0], {q(rec.prefix + '_line')})"
-    column = f"coalesce(({mark})[1], {q(rec.prefix + '_column')})"
-    return path, line, column
+        out += [string(format_path(table.each[:cut])) for cut in range(len(table.each), -1, -1)]
+    return f"array({', '.join(out)})"
+
+
+def locate(model: Model, relation: str) -> str:
+    """Findings with positions from rows (meta columns, rule, severity, message,
+    cands): the first candidate written in ``_marks`` gives path, line and column
+    (linter.policy.locate.locate); none: the document's own position."""
+    var = model.lambda_var()
+    a = model.alias()
+    hit = f"filter(`cands`, {var} -> element_at(`_marks`, {var}) IS NOT NULL)[0]"
+    found = (f"SELECT *, {hit} AS {q(a + 'hit')} FROM ({relation}) AS {q(a + 'in')}")
+    mark = f"element_at(`_marks`, {q(a + 'hit')})"
+    has_entity = "(`_entity` IS NOT NULL AND `_entity` <> '')"
+    return (f"SELECT `_est`, `rule`, `severity`, `message`, `_file` AS `file`, "
+            f"CAST(coalesce({mark}[0], `_line`) AS BIGINT) AS `line`, "
+            f"CAST(coalesce({mark}[1], `_column`) AS BIGINT) AS `column`, "
+            f"nullif({q(a + 'hit')}, '') AS `path`, "
+            f"CASE WHEN {has_entity} THEN `_kind` END AS `entity_kind`, "
+            f"CASE WHEN {has_entity} THEN `_entity` END AS `entity_name` FROM ({found}) AS {q(a + 'f')}")
 
 
 def finding(frame: Frame, rule: Rule, check: Check, scope: Scope, relative: tuple) -> str:
-    """The finding struct of the scope's record (LocalEngine._finding)."""
+    """The finding struct of the scope's record (LocalEngine._finding); its
+    position is resolved from ``cands`` after the explode (see ``locate``)."""
     severity = string(rule.severity)
     levels = [(level, check.severity_when[level]) for level in ("error", "warning", "info")
               if level in check.severity_when]
@@ -78,22 +90,20 @@ def finding(frame: Frame, rule: Rule, check: Check, scope: Scope, relative: tupl
     message = string(check.message)
     for text, node in check.placeholders:
         message = f"replace({message}, {string('{' + text + '}')}, {display(frame.nav(node.args, scope))})"
-    rec = scope.record
-    path, line, column = locate(rec, relative)
-    entity = q(rec.prefix + "_entity")
-    has_entity = f"({entity} IS NOT NULL AND {entity} <> '')"
-    return ("named_struct("
-            f"'_est', {q(rec.prefix + '_est')}, 'rule', {string(rule.id)}, 'severity', {severity}, "
-            f"'message', {message}, 'file', {q(rec.prefix + '_file')}, "
-            f"'line', CAST({line} AS BIGINT), 'column', CAST({column} AS BIGINT), 'path', {path}, "
-            f"'entity_kind', CASE WHEN {has_entity} THEN {q(rec.prefix + '_kind')} END, "
-            f"'entity_name', CASE WHEN {has_entity} THEN {entity} END)")
+    return (f"named_struct('rule', {string(rule.id)}, 'severity', {severity}, 'message', {message}, "
+            f"'cands', {candidates(scope.record, relative)})")
+
+
+META = ["_est", "_file", "_kind", "_entity", "_marks", "_line", "_column"]
 
 
 def fired(frame: Frame, structs: list[str]) -> str:
-    """The rows of the findings that fired (``structs``: CASE WHEN ... THEN struct END)."""
+    """Findings (records.FINDING columns) of the structs that fired
+    (``structs``: CASE WHEN <fires> THEN struct END, one per check)."""
     var = frame.model.lambda_var()
-    return frame.select([f"inline(filter(array({', '.join(structs)}), {var} -> {var} IS NOT NULL))"])
+    exploded = frame.select([q(c) for c in META]
+                            + [f"inline(filter(array({', '.join(structs)}), {var} -> {var} IS NOT NULL))"])
+    return locate(frame.model, exploded)
 
 
 def _fires(frame: Frame, node, scope: Scope) -> str:
@@ -101,25 +111,6 @@ def _fires(frame: Frame, node, scope: Scope) -> str:
 
 
 # -- predicate -----------------------------------------------------------------------------------------
-def _explode_items(model: Model, frame: Frame, values: str, texts: str, where: str | None = None,
-                   skip_missing: bool = False):
-    """A child frame with one row per list item: columns pos, iv (value), it (text)."""
-    a = model.alias()
-    pos, el, iv, it = a + "pos", a + "el", a + "iv", a + "it"
-    pairs = frame.pairs_sql(values, texts)
-
-    def wrap(parent: str) -> str:
-        inner = model.alias()
-        sql = (f"SELECT *, {q(el)}.v AS {q(iv)}, {q(el)}.t AS {q(it)} FROM "
-               f"(SELECT *, posexplode({pairs}) AS ({q(pos)}, {q(el)}) FROM ({parent}) AS {q(inner)}"
-               + (f" WHERE {where}" if where else "") + f") AS {q(inner + 'x')}")
-        return sql + (f" WHERE {q(el)}.v IS NOT NULL" if skip_missing else "")
-
-    child = frame.derived_base(wrap)
-    child.keys = frame.keys + [pos]
-    return child, pos, iv, it
-
-
 def predicates(model: Model, table_name: str, checks: list, failures: list) -> list[str]:
     """Queries for all predicate checks of one table: one per `each` list (plain and
     `fields` checks share the one without a list)."""
@@ -134,7 +125,7 @@ def predicates(model: Model, table_name: str, checks: list, failures: list) -> l
         position = None
         if each:
             spec = table.fields[each]
-            frame, position, iv, it = _explode_items(model, frame, q(each), q(each + "__text"))
+            frame, position, iv, it = explode_items(frame, q(each), q(each + "__text"))
             ref = model.tables[spec.ref] if spec.ref else None
             scope = replace(scope, item=Bound(Val(q(iv), STR, q(it), STR, name=iv), ref))
         structs = []
@@ -173,29 +164,26 @@ def _predicate(frame: Frame, rule: Rule, check: Check, scope: Scope, position) -
 def unique(model: Model, rule: Rule, check: Check) -> str:
     frame = Frame.over(model, check.table)
     scope = Scope(Rec("", model.tables[check.table]))
-    where = _fires(frame, check.where, scope)
-    keys = [frame.compile(k, scope) for k in check.key]
     a = model.alias()
-    names = [a + f"k{i}" for i in range(len(keys))]
+    names = [a + f"k{i}" for i in range(len(check.key))]
+    extras = {a + "w": _fires(frame, check.where, scope)}
+    extras.update({n: frame.compile(k, scope).sql for n, k in zip(names, check.key)})
     l, r = model.lambda_var(), model.lambda_var()
     order = (f"({l}, {r}) -> CASE WHEN lower({l}) < lower({r}) THEN -1 WHEN lower({l}) > lower({r}) THEN 1 "
              f"WHEN {l} < {r} THEN -1 WHEN {l} > {r} THEN 1 ELSE 0 END")
 
     def members(parent: str) -> str:
-        present = " AND ".join([f"({k.sql}) IS NOT NULL" for k in keys] + [f"({where})"])
-        key_columns = ", ".join(f"{k.sql} AS {q(n)}" for k, n in zip(keys, names))
-        rows = f"SELECT *, {key_columns} FROM ({parent}) AS {q(a + 'in')} WHERE {present}"
-        group_keys = ", ".join(q(n) for n in names)
+        present = " AND ".join([q(a + "w")] + [f"{q(n)} IS NOT NULL" for n in names])
+        rows = f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {present}"
         renamed = ", ".join(f"{q(n)} AS {q(n + 'g')}" for n in names)
-        groups = (f"SELECT `_est` AS {q(a + 'e')}, {renamed}, "
-                  f"count(1) AS {q(a + 'count')}, "
+        groups = (f"SELECT `_est` AS {q(a + 'e')}, {renamed}, count(1) AS {q(a + 'count')}, "
                   f"array_sort(collect_list(coalesce(`name__text`, '')), {order}) AS {q(a + 'group')} "
-                  f"FROM {q(a + 'rows')} GROUP BY `_est`, {group_keys} HAVING count(1) >= 2")
+                  f"FROM {q(a + 'rows')} GROUP BY `_est`, {', '.join(q(n) for n in names)} HAVING count(1) >= 2")
         on = " AND ".join([f"`_est` = {q(a + 'e')}"] + [f"{q(n)} = {q(n + 'g')}" for n in names])
         return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT * FROM {q(a + 'rows')} "
                 f"JOIN ({groups}) AS {q(a + 'gr')} ON {on}")
 
-    inner = frame.derived_base(members)
+    inner = frame.derived_base(members, extras)
     scope = replace(scope, aggregates={"count": Val(q(a + "count"), INT), "group": Val(q(a + "group"), LIST)})
     relative = field_path(scope.record.table, check.field)
     return fired(inner, [f"CASE WHEN {_fires(inner, check.when, scope)} THEN "
@@ -219,24 +207,21 @@ def reference(model: Model, rule: Rule, check: Check) -> str:
     spec = table.fields.get(check.field)
     value = frame.field(scope.record, check.field)
     if spec is not None and spec.is_list:
-        rows, position, iv, it = _explode_items(model, frame, q(check.field), q(check.field + "__text"),
-                                                where=where, skip_missing=True)
+        rows, position, iv, it = explode_items(frame, value.sql, value.text, where=where, skip_missing=True)
         relative = spec.path + (Index(position),)
         bound = Val(q(iv), STR, q(it), STR, name=iv)
-        value_sql = q(iv)
     else:
         v, t = a + "v", a + "t"
-        text = value.text or "CAST(NULL AS STRING)"
-        condition = where if check.required else f"({where}) AND ({value.sql}) IS NOT NULL"
-        rows = frame.derived_base(lambda parent: f"SELECT *, {value.sql} AS {q(v)}, {text} AS {q(t)} "
-                                                 f"FROM ({parent}) AS {q(a + 'in')} WHERE {condition}")
+        extras = {v: value.sql, t: value.text or "CAST(NULL AS STRING)", a + "w": where}
+        condition = q(a + "w") if check.required else f"{q(a + 'w')} AND {q(v)} IS NOT NULL"
+        rows = frame.derived_base(lambda parent: f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {condition}",
+                                  extras)
         relative = field_path(table, check.field)
         bound = Val(q(v), value.type, q(t), STR, name=v)
-        value_sql = q(v)
     hint = f"/*+ BROADCAST({q(a + 'keys')}) */ " if model.small(check.target) else ""
     inner = rows.derived_base(
         lambda parent: f"SELECT {hint}* FROM ({parent}) AS {q(a + 'r')} LEFT JOIN ({keys}) AS {q(a + 'keys')} "
-                       f"ON `_est` = {q(a + 'e')} AND {value_sql} = {q(a + 'key')} WHERE {q(a + 'key')} IS NULL")
+                       f"ON `_est` = {q(a + 'e')} AND {bound.sql} = {q(a + 'key')} WHERE {q(a + 'key')} IS NULL")
     scope = replace(scope, value=Bound(bound, None))
     return fired(inner, [f"CASE WHEN {_fires(inner, check.when, scope)} THEN "
                          f"{finding(inner, rule, check, scope, relative)} END"])
@@ -246,28 +231,29 @@ def reference(model: Model, rule: Rule, check: Check) -> str:
 def group(model: Model, rule: Rule, check: Check) -> str:
     frame = Frame.over(model, check.table)
     scope = Scope(Rec("", model.tables[check.table]))
-    where = _fires(frame, check.where, scope)
-    key = frame.compile(check.group, scope)
-    values = {name: frame.compile(node, scope) for name, (_, node) in check.aggregates.items()}
     a = model.alias()
+    extras = {a + "w": _fires(frame, check.where, scope), a + "g": frame.compile(check.group, scope).sql}
+    types = {}
+    for name, (_, node) in check.aggregates.items():
+        val = frame.compile(node, scope)
+        extras[a + "a_" + name] = val.sql
+        types[name] = val.type
     aggs = [f"count(1) AS {q(a + 'count')}"]
     for name, (fn, _) in check.aggregates.items():
-        column = Val(q(a + "a_" + name), values[name].type)
+        column = Val(q(a + "a_" + name), types[name])
         if fn == "count":
             aggs.append(f"sum(CASE WHEN {strict_true(column)} THEN 1 ELSE 0 END) AS {q(a + 'n_' + name)}")
         else:
             aggs.append(f"count(DISTINCT {column.sql}) AS {q(a + 'n_' + name)}")
 
     def members(parent: str) -> str:
-        extra = "".join(f", {v.sql} AS {q(a + 'a_' + n)}" for n, v in values.items())
-        rows = (f"SELECT *, {key.sql} AS {q(a + 'g')}{extra} FROM ({parent}) AS {q(a + 'in')} "
-                f"WHERE ({where}) AND ({key.sql}) IS NOT NULL")
+        rows = f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {q(a + 'w')} AND {q(a + 'g')} IS NOT NULL"
         stats = (f"SELECT `_est` AS {q(a + 'e')}, {q(a + 'g')} AS {q(a + 'gg')}, {', '.join(aggs)} "
                  f"FROM {q(a + 'rows')} GROUP BY `_est`, {q(a + 'g')}")
         return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT * FROM {q(a + 'rows')} JOIN ({stats}) AS {q(a + 'st')} "
                 f"ON `_est` = {q(a + 'e')} AND {q(a + 'g')} = {q(a + 'gg')}")
 
-    inner = frame.derived_base(members)
+    inner = frame.derived_base(members, extras)
     aggregates = {"count": Val(f"CAST({q(a + 'count')} AS BIGINT)", INT)}
     for name in check.aggregates:
         aggregates[name] = Val(f"CAST({q(a + 'n_' + name)} AS BIGINT)", INT)
@@ -281,18 +267,16 @@ def group(model: Model, rule: Rule, check: Check) -> str:
 def minority(model: Model, rule: Rule, check: Check) -> str:
     frame = Frame.over(model, check.table)
     scope = Scope(Rec("", model.tables[check.table]))
-    where = _fires(frame, check.where, scope)
-    part = frame.compile(check.partition, scope)
-    grp = frame.compile(check.group, scope)
-    tie = frame.compile(check.tiebreak, scope)
     a = model.alias()
+    tie = frame.compile(check.tiebreak, scope)
+    extras = {a + "w": _fires(frame, check.where, scope), a + "p": frame.compile(check.partition, scope).sql,
+              a + "g": frame.compile(check.group, scope).sql, a + "t": tie.sql}
     p, g, t = q(a + "p"), q(a + "g"), q(a + "t")
     e, pp, gg = q(a + "e"), q(a + "pp"), q(a + "gg")
     smallest = f"coalesce({q(a + 'min')}, '')" if tie.type == STR else f"{q(a + 'min')} ASC NULLS FIRST"
 
     def members(parent: str) -> str:
-        rows = (f"SELECT *, {part.sql} AS {p}, {grp.sql} AS {g}, {tie.sql} AS {t} FROM ({parent}) AS {q(a + 'in')} "
-                f"WHERE ({where}) AND ({part.sql}) IS NOT NULL AND ({grp.sql}) IS NOT NULL")
+        rows = f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {q(a + 'w')} AND {p} IS NOT NULL AND {g} IS NOT NULL"
         groups = (f"SELECT `_est` AS {e}, {p} AS {pp}, {g} AS {gg}, count(1) AS {q(a + 'count')}, "
                   f"min({t}) AS {q(a + 'min')}, "
                   f"min(named_struct('f', `_file`, 'd', `_doc`, 'p', `_prefix`)) AS {q(a + 'first')} "
@@ -308,7 +292,7 @@ def minority(model: Model, rule: Rule, check: Check) -> str:
                 f"SELECT * FROM {q(a + 'rows')} JOIN ({losers}) AS {q(a + 'lo')} ON `_est` = {e} AND {p} = {pp} "
                 f"AND {g} = {gg} JOIN ({winners}) AS {q(a + 'wi')} ON `_est` = {q(a + 'we')} AND {p} = {q(a + 'wp')}")
 
-    inner = frame.derived_base(members)
+    inner = frame.derived_base(members, extras)
     scope = replace(scope, aggregates={"count": Val(f"CAST({q(a + 'count')} AS BIGINT)", INT),
                                        "largest": Val(q(a + "largest"), tie.type)})
     relative = field_path(scope.record.table, check.field)
@@ -325,19 +309,18 @@ def pairs(model: Model, rule: Rule, check: Check) -> str:
     left_node, right_node = check.join
     other_frame = Frame.over(model, check.with_table)
     right = other_frame.compile(right_node, Scope(Rec("", other_table)))
-    renamed = [f"{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
+    renamed = [f"{q(other_frame.alias)}.{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
     others = other_frame.select(renamed + [f"{right.sql} AS {q(OTHER + '_key')}"],
                                 where=f"({right.sql}) IS NOT NULL")
     frame = Frame.over(model, check.table)
     scope = Scope(Rec("", model.tables[check.table]))
-    where = _fires(frame, check.where, scope)
-    left = frame.compile(left_node, scope)
     a = model.alias()
+    extras = {a + "w": _fires(frame, check.where, scope), a + "key": frame.compile(left_node, scope).sql}
     hint = f"/*+ BROADCAST({q(a + 'o')}) */ " if model.small(check.with_table) else ""
     inner = frame.derived_base(
-        lambda parent: f"SELECT {hint}* FROM (SELECT *, {left.sql} AS {q(a + 'key')} FROM ({parent}) AS {q(a + 'in')} "
-                       f"WHERE ({where}) AND ({left.sql}) IS NOT NULL) AS {q(a + 'r')} JOIN ({others}) AS {q(a + 'o')} "
-                       f"ON `_est` = {q(OTHER + '_est')} AND {q(a + 'key')} = {q(OTHER + '_key')}")
+        lambda parent: f"SELECT {hint}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} "
+                       f"WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} JOIN ({others}) AS {q(a + 'o')} "
+                       f"ON `_est` = {q(OTHER + '_est')} AND {q(a + 'key')} = {q(OTHER + '_key')}", extras)
     inner.keys = KEYS + [OTHER + "_rid"]
     scope = replace(scope, other=Rec(OTHER, other_table))
     relative = field_path(scope.record.table, check.field)

@@ -361,8 +361,20 @@ class Inventory:
         self.union.unpersist()
 
 
-def _slices(count: int, parallelism: int, per_slice: int) -> int:
-    return max(1, min(count, max(2 * parallelism, -(-count // per_slice))))
+SLICE_BYTES = 4 * 1024 * 1024  # YAML input per parse task
+SLICE_FILES = 1000
+
+
+def _slices(paths: list[str]) -> int:
+    """Parse tasks for YAML files: small inventories in one task (Spark's
+    per-task cost dominates), large ones in tasks of about 4 MB."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.path.getsize(path)
+        except OSError:
+            pass
+    return max(1, min(len(paths), max(-(-total // SLICE_BYTES), -(-len(paths) // SLICE_FILES))))
 
 
 def read_inventory(spark, inputs: list[InputFile]) -> Inventory:
@@ -372,10 +384,9 @@ def read_inventory(spark, inputs: list[InputFile]) -> Inventory:
     schema = rows.spark_schema(union_columns())
     parts = []
     sc = spark.sparkContext
-    parallelism = sc.defaultParallelism
     yaml_tasks = [(i.estate, i.path, i.display) for i in inputs if i.format == "yaml"]
     if yaml_tasks:
-        rdd = sc.parallelize(yaml_tasks, _slices(len(yaml_tasks), parallelism, 200))
+        rdd = sc.parallelize(yaml_tasks, _slices([t[1] for t in yaml_tasks]))
         parts.append(rdd.mapPartitionsWithIndex(_tasks_partition("yaml")))
     jsonl = [i for i in inputs if i.format == "jsonl"]
     offset = 1 << 20  # partition indexes of later inputs must not collide with earlier ones

@@ -83,15 +83,14 @@ def organization_count(model: Model, rule: Rule) -> list[str]:
                      f"FROM VALUES {values} AS t(`_est`)")
     if any(count > 1 for count in model.org_counts.values()):
         view = q(model.view("Organization"))
-        path, line, column = forms.locate(Rec("", model.tables["Organization"]), ("metadata", "name"))
+        cands = forms.candidates(Rec("", model.tables["Organization"]), ("metadata", "name"))
         before, _, after = ORG_SEVERAL.partition("{count}")
-        parts.append(
-            f"SELECT `_est`, {string(rule.id)} AS rule, {string(rule.severity)} AS severity, "
-            f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS message, `_file` AS file, "
-            f"CAST({line} AS BIGINT) AS line, CAST({column} AS BIGINT) AS `column`, {path} AS path, "
-            f"`_kind` AS entity_kind, `_entity` AS entity_name FROM {view} JOIN "
-            f"(SELECT `_est` AS `_oe`, count(1) AS `_oc` FROM {view} GROUP BY `_est` HAVING count(1) > 1) AS `c` "
-            f"ON `_est` = `_oe`")
+        meta = ", ".join(q(c) for c in forms.META)
+        rows = (f"SELECT {meta}, {string(rule.id)} AS `rule`, {string(rule.severity)} AS `severity`, "
+                f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS `message`, {cands} AS `cands` "
+                f"FROM {view} JOIN (SELECT `_est` AS `_oe`, count(1) AS `_oc` FROM {view} GROUP BY `_est` "
+                f"HAVING count(1) > 1) AS `c` ON `_est` = `_oe`")
+        parts.append(forms.locate(model, rows))
     return parts
 
 

@@ -93,8 +93,9 @@ class Model:
         if key not in self._dedup:
             ranked = (f"SELECT *, row_number() OVER (PARTITION BY `_est`, `name` ORDER BY `_file`, `_doc`, `_prefix`)"
                       f" AS `_first` FROM {q(key)} WHERE `name` IS NOT NULL")
-            columns = ", ".join(q(c) for c in self.columns[table])
-            frame = self.sql(f"SELECT {columns} FROM ({ranked}) AS `r` WHERE `_first` = 1")
+            record = ", ".join(q(c) for c in self.columns[table])
+            frame = self.sql(f"SELECT `_est` AS `_k_est`, `name` AS `_k_name`, struct({record}) AS `_k_rec` "
+                             f"FROM ({ranked}) AS `r` WHERE `_first` = 1")
             if table in self.done:
                 frame = self._persist(frame)
             name = self._view_name(table + "_first")
@@ -130,7 +131,7 @@ class Model:
         columns = [c for c, _ in rows.table_columns(table)]
         frame = None
         for field_name, text in table.derived.items():
-            compiled = Frame(self, f"{q(view)} AS {q(self.alias())}", KEYS)
+            compiled = Frame(self, q(view), KEYS)
             try:
                 val = compiled.compile(parse(text), Scope(Rec("", table)))
             except CompileError as exc:
@@ -172,7 +173,9 @@ class Model:
                 default_view = self._view_name("Organization_default_derived")
                 derived.createOrReplaceTempView(default_view)
             parts.append(f"SELECT {columns} FROM {q(default_view)}")
-        frame = self._persist(self.sql(" UNION ALL ".join(parts)))
+        record = ", ".join(f"`o`.{q(c)}" for c in self.columns["Organization"])
+        union = " UNION ALL ".join(parts)
+        frame = self._persist(self.sql(f"SELECT `o`.`_est` AS `_k_est`, struct({record}) AS `_k_rec` FROM ({union}) AS `o`"))
         name = self._view_name("Organization_one")
         frame.createOrReplaceTempView(name)
         return name
@@ -192,8 +195,8 @@ class Model:
             for (a, b), cost in graph.cost.items():
                 costs.setdefault(a, {})[b] = cost
             data.append((est, costs, dict(graph.group_of)))
-        schema = "_est long, cost map<string,map<string,long>>, group map<string,string>"
-        frame = self.spark.createDataFrame(data, schema)
+        schema = "_k_est long, _k_rec struct<cost: map<string,map<string,long>>, `group`: map<string,string>>"
+        frame = self.spark.createDataFrame([(est, (costs, groups)) for est, costs, groups in data], schema)
         name = self._view_name("site_graph")
         frame.createOrReplaceTempView(name)
         return name

@@ -28,6 +28,10 @@ DEFAULT_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.debug.maxToStringFields": "1000",
     "spark.sql.codegen.wholeStage.union.enabled": "false",
+    # lookup tables are joined whole (one struct column) so that every join of a
+    # table is the same plan and Spark broadcasts it once per query
+    "spark.sql.optimizer.expression.nestedPruning.enabled": "false",
+    "spark.sql.optimizer.nestedSchemaPruning.enabled": "false",
 }
 # Only for the embedded (local) mode, which has no cluster manager to configure.
 LOCAL_CONF = {
