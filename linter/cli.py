@@ -250,14 +250,13 @@ def schema(kind):
 
 
 def _register_optional_commands() -> None:
+    # these modules import only Click at load time (no PySpark, no XML parser)
+    from linter.engines.spark.command import estate_command
     from linter.generate import generate_command
+    from linter.importers.command import import_command
 
-    cli.add_command(generate_command)
-    try:
-        from linter.importers.command import import_command
-    except ImportError:  # pragma: no cover - importers not present
-        return
-    cli.add_command(import_command)
+    for command in (estate_command, generate_command, import_command):
+        cli.add_command(command)
 
 
 _register_optional_commands()

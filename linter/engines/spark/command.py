@@ -1,0 +1,218 @@
+"""`exlint estate`: the Spark job over an estate-wide inventory. Importing this
+module does not import PySpark (exlint check never does); the command says how
+to install it when it is missing."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+SEVERITY_ORDER = {"info": 0, "warning": 1, "error": 2}
+
+
+class EstateError(click.ClickException):
+    exit_code = 2
+
+    def show(self, file=None):
+        click.echo(f"exlint: error: {self.message}", err=True)
+
+
+@click.command(name="estate")
+@click.argument("inventory", nargs=-1, required=True, type=click.Path())
+@click.option("--master", help="Spark master URL (spark://host:7077, yarn, k8s://...); default: embedded local[*].")
+@click.option("--remote", help="Spark Connect URL (sc://host:15002).")
+@click.option("--conf", "confs", multiple=True, metavar="KEY=VALUE", help="Extra Spark setting (repeatable).")
+@click.option("--input-format", type=click.Choice(["yaml", "jsonl", "parquet"]),
+              help="Read every file given by name in this format (default: by suffix).")
+@click.option("--output", "output_dir", type=click.Path(file_okay=False),
+              help="Write the findings here, partitioned by rule (committed atomically).")
+@click.option("--output-format", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["summary", "text", "json"]), default="summary",
+              show_default=True, help="What to print: the summary table, or every finding as `exlint check` does.")
+@click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report of the estate here.")
+@click.option("--compare", type=click.Path(exists=True),
+              help="Earlier findings (an --output directory, or a --format json file): the report shows new and fixed.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None)
+@click.option("--select", multiple=True, help="Only these rule IDs or prefixes.")
+@click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes.")
+@click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (.exlint.yaml).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+def estate_command(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,
+                   fail_on, select, ignore, config, quiet):
+    """Lint an estate-wide inventory (YAML tree, JSON Lines or Parquet) on Apache Spark."""
+    from linter.cli import _split
+    from linter.config import Config, ConfigError, read_config
+    from linter.engines.spark.session import SessionError, SessionOptions, build_session, check_java, \
+        parse_conf, require_pyspark
+    from linter.loading import InputError
+    from linter.policy.packs import PackError, load_rules
+    from linter.progress import Progress
+
+    try:
+        version = require_pyspark()
+        check_java(version)
+        options = SessionOptions(master=master, remote=remote, conf=parse_conf(confs))
+        configuration = read_config(Path(config)) if config else Config()
+        rules = load_rules(configuration.rule_dirs, configuration.options)
+    except (SessionError, ConfigError, PackError) as exc:
+        raise EstateError(str(exc)) from None
+    from linter.engines.spark import job
+    from linter.engines.spark.inventory import discover_inputs
+    from linter.engines.spark.output import OutputError, write_findings
+
+    progress = Progress(enabled=not quiet)
+    try:
+        progress.stage("load")
+        inputs = discover_inputs(inventory, fmt=input_format)
+        if not inputs:
+            raise EstateError(f"no inventory files (*.yaml, *.jsonl, *.parquet) under {', '.join(inventory)}")
+        progress.advance(len(inputs))
+        spark = build_session(options)
+        progress.stage("evaluate")
+        run = job.run(spark, inputs, rules, configuration, _split(select), _split(ignore))
+    except (SessionError, InputError) as exc:
+        progress.done(summary=False)
+        raise EstateError(str(exc)) from None
+    try:
+        findings = run.findings
+        if output_dir:
+            progress.stage("write")
+            try:
+                write_findings(findings.drop("_est"), output_dir, output_format)
+            except OutputError as exc:
+                raise EstateError(str(exc)) from None
+            except Exception as exc:  # noqa: BLE001 - Spark's write errors are long Java traces
+                raise EstateError(f"{output_dir}: the findings could not be written: "
+                                  f"{str(exc).splitlines()[0][:300]}") from None
+        progress.done()
+        summary = _summary(findings, run)
+        if report:
+            _write_report(spark, run, rules, report, compare, summary)
+        if fmt == "summary":
+            click.echo(_summary_table(summary))
+        else:
+            _print_findings(findings, fmt, summary)
+        threshold = fail_on or configuration.fail_on or "error"
+        failed = threshold != "never" and any(
+            SEVERITY_ORDER[s] >= SEVERITY_ORDER[threshold] and n for s, n in summary["severity"].items())
+    finally:
+        run.close()
+    sys.exit(1 if failed else 0)
+
+
+def _tables(run) -> dict:
+    """The model tables the report and summary place findings with."""
+    names = ("Site", "Server", "PublicFolderDatabase", "MailboxDatabase", "PublicFolder")
+    return {name: run.model.spark.table(run.model.view(name)) for name in names}
+
+
+def _summary(findings, run) -> dict:
+    """Counts computed in Spark; only the small grouped results are collected."""
+    from linter.engines.spark.report import placed_findings
+
+    placed = placed_findings(findings, _tables(run))
+    out = {"severity": {"error": 0, "warning": 0, "info": 0}}
+    for row in findings.groupBy("severity").count().collect():
+        out["severity"][row["severity"]] = row["count"]
+    out["rule"] = sorted(((r["rule"], r["severity"], r["count"]) for r in findings.groupBy("rule", "severity")
+                          .count().collect()), key=lambda r: (-r[2], r[0]))
+    for dim in ("site", "version"):
+        out[dim] = sorted(((r[dim], r["count"]) for r in placed.groupBy(dim).count().collect()),
+                          key=lambda r: (-r[1], r[0]))
+    out["stats"] = run.stats()
+    return out
+
+
+def _summary_table(summary: dict) -> str:
+    stats = summary["stats"]
+    lines = [f"inventory: {stats['files']} file(s), {stats['records_in']} record(s) in = "
+             f"{stats['linted']} linted + {stats['records_in'] - stats['linted']} reported as malformed",
+             f"findings: {summary['severity']['error']} error(s), {summary['severity']['warning']} warning(s), "
+             f"{summary['severity']['info']} info", ""]
+    lines.append(f"{'RULE':<8} {'SEVERITY':<8} {'COUNT':>8}")
+    lines += [f"{rule:<8} {severity:<8} {count:>8}" for rule, severity, count in summary["rule"]]
+    for dim, title in (("site", "AD SITE"), ("version", "VERSION")):
+        lines += ["", f"{title:<32} {'COUNT':>8}"]
+        lines += [f"{label:<32} {count:>8}" for label, count in summary[dim][:30]]
+    return "\n".join(lines)
+
+
+def _finding_objects(findings):
+    from linter.findings import Entity, Finding
+
+    columns = ["rule", "severity", "message", "file", "line", "column", "path", "entity_kind", "entity_name"]
+    ordered = findings.select(*columns).orderBy(
+        findings["file"].asc_nulls_first(), findings["line"].asc_nulls_first(),
+        findings["column"].asc_nulls_first(), "rule", findings["path"].asc_nulls_first(), "entity_kind",
+        "entity_name", "message")
+    for row in ordered.toLocalIterator():
+        entity = Entity(row["entity_kind"], row["entity_name"]) if row["entity_kind"] else None
+        yield Finding(row["rule"], row["severity"], row["message"], row["file"], row["line"], row["column"],
+                      row["path"], entity)
+
+
+def _print_findings(findings, fmt: str, summary: dict) -> None:
+    """The same finding objects as `exlint check` (streamed, not collected at once)."""
+    import json
+
+    from linter import __version__
+
+    stats = summary["stats"]
+    if fmt == "json":
+        click.echo('{"version": "1", "tool": ' + json.dumps({"name": "exlint", "version": __version__})
+                   + ', "findings": [', nl=False)
+        for index, finding in enumerate(_finding_objects(findings)):
+            click.echo(("," if index else "") + "\n  " + json.dumps(finding.as_dict(), ensure_ascii=False), nl=False)
+        body = {"files": stats["files"], "documents": stats["documents"], **summary["severity"],
+                "records_in": stats["records_in"], "linted": stats["linted"]}
+        click.echo("\n], \"summary\": " + json.dumps(body) + "}")
+        return
+    for finding in _finding_objects(findings):
+        where = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
+        click.echo(f"{where}: {finding.rule} [{finding.severity}] {finding.message}")
+    counts = summary["severity"]
+    click.echo(f"\n{stats['files']} file(s), {stats['documents']} document(s): {counts['error']} error(s), "
+               f"{counts['warning']} warning(s), {counts['info']} info")
+
+
+def _write_report(spark, run, rules, path: str, compare: str | None, summary: dict) -> None:
+    from linter.atomic import atomic_write
+    from linter.engines.spark.report import compare_frames, report_data
+    from linter.reports.html import render_html
+
+    tables = _tables(run)
+    comparison = None
+    if compare:
+        previous = _previous_findings(spark, compare)
+        comparison = compare_frames(run.findings, previous, label=compare)
+    stats = summary["stats"]
+    data = report_data(run.findings, tables, rules, comparison=comparison,
+                       meta={"scope": {"files": stats["files"], "documents": stats["documents"], "paths": []}})
+    try:
+        atomic_write(path, render_html(data).encode("utf-8"), create=True)
+    except OSError as exc:
+        raise EstateError(f"{path}: cannot write the report: {exc.strerror or exc}") from None
+
+
+def _previous_findings(spark, location: str):
+    """An earlier run's findings: an --output directory (Parquet or JSON Lines) or a JSON report."""
+    import json
+
+    from pyspark.sql import functions as F
+
+    path = Path(location)
+    columns = ["rule", "severity", "message", "file", "line", "column", "path", "entity_kind", "entity_name"]
+    if path.is_dir():
+        parquet = list(path.rglob("*.parquet"))
+        frame = spark.read.parquet(path.as_uri()) if parquet else spark.read.json(path.as_uri())
+        for column in columns:
+            if column not in frame.columns:
+                frame = frame.withColumn(column, F.lit(None).cast("string"))
+        return frame.select(*columns)
+    body = json.loads(path.read_text(encoding="utf-8"))
+    rows = [(f["rule"], f["severity"], f["message"], f.get("file"), f.get("line"), f.get("column"), f.get("path"),
+             (f.get("entity") or {}).get("kind"), (f.get("entity") or {}).get("name")) for f in body["findings"]]
+    schema = ("rule string, severity string, message string, file string, line bigint, `column` bigint, "
+              "path string, entity_kind string, entity_name string")
+    return spark.createDataFrame(rows, schema)
