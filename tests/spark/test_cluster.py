@@ -16,7 +16,11 @@ pytest.importorskip("pyspark", reason="pyspark is an optional extra: pip install
 
 from standalone import standalone_cluster  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.environ.get("EXLINT_CLUSTER_TESTS") != "1",
+                       reason="set EXLINT_CLUSTER_TESTS=1 to run the standalone-cluster tests"),
+]
 REPO = Path(__file__).resolve().parents[2]
 
 
