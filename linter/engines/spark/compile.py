@@ -219,37 +219,41 @@ class Frame:
         return cls(model, q(model.view(table)), ["_est", "_rid"])
 
     # -- rendering -------------------------------------------------------------------------
-    def _from(self, upto=None) -> str:
-        base = self.base() if callable(self.base) else self.base
+    def _steps(self, upto=None, lookups_only=False) -> list:
         steps = self.steps if upto is None else self.steps[:upto]
+        return [s for s in steps if not s.subquery] if lookups_only else steps
+
+    def _from(self, steps) -> str:
+        base = self.base() if callable(self.base) else self.base
         return " ".join([f"{base} AS {q(self.alias)}"] + [s.render() for s in steps])
 
-    def _hint(self, upto=None) -> str:
-        steps = self.steps if upto is None else self.steps[:upto]
+    def _hint(self, steps) -> str:
         aliases = [s.alias for s in steps if s.alias in self.hints]
         return f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ " if aliases else ""
 
-    def relation(self, upto=None, extras=None) -> str:
+    def relation(self, upto=None, extras=None, lookups_only=False) -> str:
         """The rows with every column flat: the base's, the joined records (as
-        ``<alias>rec`` structs), aggregates, and ``extras`` (name -> SQL)."""
-        steps = self.steps if upto is None else self.steps[:upto]
+        ``<alias>rec`` structs), aggregates (unless ``lookups_only``), and
+        ``extras`` (name -> SQL)."""
+        steps = self._steps(upto, lookups_only)
         items = [f"{q(self.alias)}.*"] + [s.exposed() for s in steps]
         items += [f"{sql} AS {q(name)}" for name, sql in (extras or {}).items()]
-        return f"SELECT {self._hint(upto)}{', '.join(items)} FROM {self._from(upto)}"
+        return f"SELECT {self._hint(steps)}{', '.join(items)} FROM {self._from(steps)}"
 
     def select(self, items, where: str | None = None, group_by=None) -> str:
-        sql = f"SELECT {self._hint()}{', '.join(items)} FROM {self._from()}"
+        sql = f"SELECT {self._hint(self.steps)}{', '.join(items)} FROM {self._from(self.steps)}"
         if where:
             sql += f" WHERE {where}"
         if group_by:
             sql += " GROUP BY " + ", ".join(group_by)
         return sql
 
-    def derived_base(self, wrap, extras=None) -> "Frame":
+    def derived_base(self, wrap, extras=None, lookups_only=False) -> "Frame":
         """A child frame over ``wrap(relation)``: this frame's rows as they are now,
         with ``extras`` computed (wrap refers to columns by their flat names)."""
         upto = len(self.steps)
-        return Frame(self.model, lambda: f"({wrap(self.relation(upto, extras))})", self.keys, parent=self)
+        return Frame(self.model, lambda: f"({wrap(self.relation(upto, extras, lookups_only))})", self.keys,
+                     parent=self)
 
     # -- records and navigation ----------------------------------------------------------------
     def column(self, rec: Rec, name: str) -> str:
@@ -596,7 +600,7 @@ class Frame:
     def _aggregate_explode(self, name, values, texts, item_table, cond, scope) -> Val:
         model = self.model
         a = model.alias()
-        inner, pos, iv, it = explode_items(self, values, texts, skip_missing=True)
+        inner, pos, iv, it = explode_items(self, values, texts, skip_missing=True, lookups_only=True)
         item = Bound(Val(q(iv), STR, q(it), STR, name=iv), item_table)
         val = inner.compile(cond, replace(scope, item=item)) if cond is not None else Val("true", BOOL)
         keys = [f"{q(k)} AS {q(a + 'k' + str(i))}" for i, k in enumerate(self.keys)]
@@ -622,7 +626,7 @@ class Frame:
 
 
 def explode_items(frame: Frame, values: str, texts: str | None, where: str | None = None,
-                  skip_missing: bool = False):
+                  skip_missing: bool = False, lookups_only: bool = False):
     """A child frame with one row per item of a list (SQL valid in ``frame``):
     (child, position column, value column, text column)."""
     model = frame.model
@@ -640,7 +644,8 @@ def explode_items(frame: Frame, values: str, texts: str | None, where: str | Non
                f"AS {q(inner + 'x')}")
         return sql + (f" WHERE {q(el)}.v IS NOT NULL" if skip_missing else "")
 
-    child = frame.derived_base(wrap, extras)
+    # the items need the record and its lookups, never the aggregates joined so far
+    child = frame.derived_base(wrap, extras, lookups_only=lookups_only)
     child.keys = frame.keys + [pos]
     return child, pos, iv, it
 

@@ -358,7 +358,10 @@ class Inventory:
     counts: dict  # table name -> number of records (all estates)
 
     def unpersist(self) -> None:
-        self.union.unpersist()
+        try:
+            self.union.unpersist()
+        except Exception:
+            pass
 
 
 SLICE_BYTES = 4 * 1024 * 1024  # YAML input per parse task
@@ -377,9 +380,10 @@ def _slices(paths: list[str]) -> int:
     return max(1, min(len(paths), max(-(-total // SLICE_BYTES), -(-len(paths) // SLICE_FILES))))
 
 
-def read_inventory(spark, inputs: list[InputFile]) -> Inventory:
-    from pyspark import StorageLevel
+def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> Inventory:
     from pyspark.sql import functions as F
+
+    from linter.engines.spark.model import keep
 
     schema = rows.spark_schema(union_columns())
     parts = []
@@ -402,7 +406,7 @@ def read_inventory(spark, inputs: list[InputFile]) -> Inventory:
         union = spark.createDataFrame(rdd, schema, verifySchema=False)
     else:
         union = spark.createDataFrame([], schema)
-    union = union.persist(StorageLevel.MEMORY_AND_DISK)
+    union = keep(union, checkpoint)
     tag_counts = {row["_t"]: row["count"] for row in union.groupBy("_t").count().collect()}
     stats = {}
     for row in union.filter(F.col("_t") == STATS_TAG).groupBy(F.col("S._est").alias("est")).agg(

@@ -26,6 +26,7 @@ class EstateRun:
     inventory: Inventory
     model: Model
     failures: list = field(default_factory=list)  # (rule, reason): checks Spark could not compile
+    rdds_before: set | None = None  # cached RDDs that existed before the run (kept on close)
 
     def stats(self, est: int | None = None) -> dict:
         keys = ("files", "documents", "records_in", "linted")
@@ -39,6 +40,16 @@ class EstateRun:
             pass
         self.model.unpersist()
         self.inventory.unpersist()
+        if self.rdds_before is None:
+            return
+        try:  # local checkpoints and persisted tables of this run
+            spark = self.model.spark
+            persistent = spark.sparkContext._jsc.sc().getPersistentRDDs()
+            for rdd_id in list(persistent.keySet().toList()):
+                if rdd_id not in self.rdds_before:
+                    persistent.get(rdd_id).unpersist(False)
+        except Exception:
+            pass
 
 
 def _F():
@@ -116,12 +127,18 @@ def finalize(frame, rules: dict[str, Rule], config, select=(), ignore=()):
     return frame
 
 
-def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=()) -> EstateRun:
+def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=(),
+        checkpoint: bool | None = None) -> EstateRun:
+    """Lint the inventory; ``checkpoint``: keep intermediate tables as local
+    checkpoints (default in local mode) rather than persisted with lineage."""
     from pyspark import StorageLevel
 
+    if checkpoint is None:
+        checkpoint = is_local(spark)
+    before = _persistent_rdds(spark)
     enabled = {rid: rule for rid, rule in rules.items() if config.enabled(rid, select, ignore)}
-    inventory = read_inventory(spark, inputs)
-    model = Model(spark, inventory).build()
+    inventory = read_inventory(spark, inputs, checkpoint)
+    model = Model(spark, inventory, checkpoint).build()
     parts, failures = rule_findings(model, enabled)
     failures = [(f"{what} (derived field)", why) for what, why in model.failures] + failures
     columns = ", ".join(q(name) for name, _ in FINDING)
@@ -136,4 +153,18 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         findings = findings.unionByName(extra)
     findings = finalize(findings, rules, config, select, ignore)
     findings = findings.persist(StorageLevel.MEMORY_AND_DISK)
-    return EstateRun(findings, inventory, model, failures)
+    return EstateRun(findings, inventory, model, failures, before)
+
+
+def is_local(spark) -> bool:
+    try:
+        return spark.sparkContext.master.startswith("local")
+    except Exception:  # Spark Connect
+        return False
+
+
+def _persistent_rdds(spark) -> set | None:
+    try:
+        return set(spark.sparkContext._jsc.sc().getPersistentRDDs().keySet().toList())
+    except Exception:
+        return None

@@ -25,9 +25,27 @@ KEYS = ["_est", "_rid"]
 _RUNS = itertools.count(1)
 
 
+def keep(frame, checkpoint: bool):
+    """Compute ``frame`` now and keep it (see Model.keep)."""
+    if checkpoint:
+        try:
+            return frame.localCheckpoint(eager=True)
+        except Exception:  # Spark Connect: no local checkpoints
+            pass
+    from pyspark import StorageLevel
+
+    try:
+        frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    except Exception:
+        return frame
+    frame.count()
+    return frame
+
+
 class Model:
-    def __init__(self, spark, inventory):
+    def __init__(self, spark, inventory, checkpoint: bool = True):
         self.spark = spark
+        self.checkpoint = checkpoint
         self.run = next(_RUNS)
         self.tables = load_tables()
         self.counts = dict(inventory.counts)
@@ -49,7 +67,6 @@ class Model:
         self.org_counts: dict[int, int] = {}
         self.graph_view: str | None = None
         self.failures: list[tuple[str, str]] = []  # derived fields that could not compile
-        self.persisted: list = []
         self.registered: list[str] = []
         for name, frame in inventory.tables.items():
             self.register(name, frame)
@@ -96,29 +113,24 @@ class Model:
             record = ", ".join(q(c) for c in self.columns[table])
             frame = self.sql(f"SELECT `_est` AS `_k_est`, `name` AS `_k_name`, struct({record}) AS `_k_rec` "
                              f"FROM ({ranked}) AS `r` WHERE `_first` = 1")
-            if table in self.done:
-                frame = self._persist(frame)
+            frame = self.keep(frame)
             name = self._view_name(table + "_first")
             frame.createOrReplaceTempView(name)
             self._dedup[key] = name
         return self._dedup[key]
 
-    def _persist(self, frame):
-        from pyspark import StorageLevel
-
-        try:
-            frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
-        except Exception:  # Spark Connect without caching: recompute instead
-            return frame
-        self.persisted.append(frame)
-        return frame
+    def keep(self, frame):
+        """The frame computed now and kept: a local checkpoint in local mode (the
+        plans of later queries stay small), or persisted with its lineage on a
+        cluster (a lost executor's part is recomputed)."""
+        return keep(frame, self.checkpoint)
 
     # -- building ---------------------------------------------------------------------------------
     def build(self) -> "Model":
         self.graph_view = self._graph()
         for name, table in self.tables.items():
             if table.derived:
-                frame = self._persist(self.derive(name, self.views[name], track=True))
+                frame = self.keep(self.derive(name, self.views[name], track=True))
                 self.register(name, frame)
             self.done.add(name)
             if name == "Organization":
@@ -175,7 +187,7 @@ class Model:
             parts.append(f"SELECT {columns} FROM {q(default_view)}")
         record = ", ".join(f"`o`.{q(c)}" for c in self.columns["Organization"])
         union = " UNION ALL ".join(parts)
-        frame = self._persist(self.sql(f"SELECT `o`.`_est` AS `_k_est`, struct({record}) AS `_k_rec` FROM ({union}) AS `o`"))
+        frame = self.keep(self.sql(f"SELECT `o`.`_est` AS `_k_est`, struct({record}) AS `_k_rec` FROM ({union}) AS `o`"))
         name = self._view_name("Organization_one")
         frame.createOrReplaceTempView(name)
         return name
@@ -202,14 +214,9 @@ class Model:
         return name
 
     def unpersist(self) -> None:
-        for frame in self.persisted:
-            try:
-                frame.unpersist()
-            except Exception:
-                pass
         for name in self.registered:
             try:
                 self.spark.catalog.dropTempView(name)
             except Exception:
                 pass
-        self.persisted, self.registered = [], []
+        self.registered = []
