@@ -52,7 +52,10 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
     try:
         version = require_pyspark()
         check_java(version)
-        options = SessionOptions(master=master, remote=remote, conf=parse_conf(confs))
+        import os
+
+        options = SessionOptions(master=master, remote=remote, conf=parse_conf(confs),
+                                 submitted=os.environ.get("EXLINT_SPARK_SUBMITTED") == "1")
         configuration = read_config(Path(config)) if config else Config()
         rules = load_rules(configuration.rule_dirs, configuration.options)
     except (SessionError, ConfigError, PackError) as exc:
