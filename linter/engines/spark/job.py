@@ -14,6 +14,7 @@ from linter.engines.spark.compile import CompileError, Rec
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model
 from linter.engines.spark.records import FINDING, spark_schema
+from linter.engines.spark.session import SMALL_CONF, SMALL_RECORDS, RuntimeConf
 from linter.engines.spark.sqltext import q, string
 from linter.policy.packs import Rule
 
@@ -27,6 +28,7 @@ class EstateRun:
     model: Model
     failures: list = field(default_factory=list)  # (rule, reason): checks Spark could not compile
     rdds_before: set | None = None  # cached RDDs that existed before the run (kept on close)
+    tuning: object = None  # session settings to restore on close
 
     def stats(self, est: int | None = None) -> dict:
         keys = ("files", "documents", "records_in", "linted")
@@ -34,6 +36,8 @@ class EstateRun:
         return {k: sum(s[k] for s in picked) for k in keys}
 
     def close(self) -> None:
+        if self.tuning is not None:
+            self.tuning.restore()
         try:
             self.findings.unpersist()
         except Exception:
@@ -128,16 +132,22 @@ def finalize(frame, rules: dict[str, Rule], config, select=(), ignore=()):
 
 
 def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=(),
-        checkpoint: bool | None = None) -> EstateRun:
+        checkpoint: bool | None = None, user_conf: dict | None = None) -> EstateRun:
     """Lint the inventory; ``checkpoint``: keep intermediate tables as local
-    checkpoints (default in local mode) rather than persisted with lineage."""
+    checkpoints (default in local mode) rather than persisted with lineage;
+    ``user_conf``: settings the user gave, which the run's tuning leaves alone."""
     from pyspark import StorageLevel
 
     if checkpoint is None:
         checkpoint = is_local(spark)
     before = _persistent_rdds(spark)
     enabled = {rid: rule for rid, rule in rules.items() if config.enabled(rid, select, ignore)}
+    tuning = RuntimeConf(spark, user_conf)
+    tuning.set({"spark.sql.shuffle.partitions": "1"})  # the parse output is small next to its input
     inventory = read_inventory(spark, inputs, checkpoint)
+    tuning.restore()
+    if sum(inventory.counts.values()) < SMALL_RECORDS:
+        tuning.set(SMALL_CONF)
     model = Model(spark, inventory, checkpoint).build()
     parts, failures = rule_findings(model, enabled)
     failures = [(f"{what} (derived field)", why) for what, why in model.failures] + failures
@@ -153,7 +163,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         findings = findings.unionByName(extra)
     findings = finalize(findings, rules, config, select, ignore)
     findings = findings.persist(StorageLevel.MEMORY_AND_DISK)
-    return EstateRun(findings, inventory, model, failures, before)
+    return EstateRun(findings, inventory, model, failures, before, tuning)
 
 
 def is_local(spark) -> bool:

@@ -27,6 +27,9 @@ DEFAULT_CONF = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.debug.maxToStringFields": "1000",
+    # rule queries are wide CASE expressions over many joins: constraint
+    # propagation costs seconds per query and gains nothing here
+    "spark.sql.constraintPropagation.enabled": "false",
     "spark.sql.codegen.wholeStage.union.enabled": "false",
     # lookup tables are joined whole (one struct column) so that every join of a
     # table is the same plan and Spark broadcasts it once per query
@@ -186,6 +189,48 @@ def _apply_runtime_conf(session, conf: dict, keep_user: dict) -> None:
             session.conf.set(key, value)
         except Exception:  # static configuration: cannot be changed on a running session
             pass
+
+
+# For inventories below SMALL_RECORDS records, compiling generated code costs
+# more than it saves: run expressions interpreted, on one shuffle partition.
+SMALL_RECORDS = 100_000
+SMALL_CONF = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.shuffle.partitions": "1",
+}
+
+
+class RuntimeConf:
+    """SQL settings changed for one run and restored after it; settings the user
+    gave (--conf) are never touched."""
+
+    def __init__(self, session, user: dict | None = None):
+        self.session = session
+        self.user = set(user or ())
+        self.saved: dict = {}
+
+    def set(self, values: dict) -> None:
+        for key, value in values.items():
+            if key in self.user:
+                continue
+            try:
+                if key not in self.saved:
+                    self.saved[key] = self.session.conf.get(key, None)
+                self.session.conf.set(key, value)
+            except Exception:
+                pass
+
+    def restore(self) -> None:
+        for key, value in self.saved.items():
+            try:
+                if value is None:
+                    self.session.conf.unset(key)
+                else:
+                    self.session.conf.set(key, value)
+            except Exception:
+                pass
+        self.saved = {}
 
 
 def is_connect(session) -> bool:
