@@ -407,11 +407,13 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
     else:
         union = spark.createDataFrame([], schema)
     union = keep(union, checkpoint)
-    tag_counts = {row["_t"]: row["count"] for row in union.groupBy("_t").count().collect()}
-    stats = {}
-    for row in union.filter(F.col("_t") == STATS_TAG).groupBy(F.col("S._est").alias("est")).agg(
-            *[F.sum(F.col(f"S.{name}")).alias(name) for name, _ in rows.STATS[1:]]).collect():
-        stats[row["est"]] = {name: int(row[name] or 0) for name, _ in rows.STATS[1:]}
+    # one pass: rows per tag, and the per-estate counts of the stats rows
+    sums = [F.sum(F.col(f"S.{name}")).alias(name) for name, _ in rows.STATS[1:]]
+    tag_counts, stats = {}, {}
+    for row in union.groupBy("_t", F.col("S._est").alias("est")).agg(F.count(F.lit(1)).alias("n"), *sums).collect():
+        tag_counts[row["_t"]] = tag_counts.get(row["_t"], 0) + row["n"]
+        if row["_t"] == STATS_TAG:
+            stats[row["est"]] = {name: int(row[name] or 0) for name, _ in rows.STATS[1:]}
     for item in inputs:  # estates with no file contents at all still exist
         stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
         if item.format == "parquet":

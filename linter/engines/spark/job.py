@@ -12,7 +12,7 @@ from linter.engines.local import ORG_ABSENT, ORG_SEVERAL
 from linter.engines.spark import forms
 from linter.engines.spark.compile import CompileError, Rec
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
-from linter.engines.spark.model import Model
+from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, spark_schema
 from linter.engines.spark.session import SMALL_CONF, SMALL_RECORDS, RuntimeConf
 from linter.engines.spark.sqltext import q, string
@@ -136,8 +136,6 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     """Lint the inventory; ``checkpoint``: keep intermediate tables as local
     checkpoints (default in local mode) rather than persisted with lineage;
     ``user_conf``: settings the user gave, which the run's tuning leaves alone."""
-    from pyspark import StorageLevel
-
     if checkpoint is None:
         checkpoint = is_local(spark)
     before = _persistent_rdds(spark)
@@ -162,7 +160,9 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if extra is not None:
         findings = findings.unionByName(extra)
     findings = finalize(findings, rules, config, select, ignore)
-    findings = findings.persist(StorageLevel.MEMORY_AND_DISK)
+    findings = keep(findings, checkpoint)  # computed once; writing, counting and printing read it
+    if sum(inventory.counts.values()) < SMALL_RECORDS:
+        findings = findings.coalesce(2)
     return EstateRun(findings, inventory, model, failures, before, tuning)
 
 

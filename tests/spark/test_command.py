@@ -1,0 +1,139 @@
+"""`exlint estate` end to end: the same finding objects as `exlint check`,
+findings written partitioned by rule, committed atomically, exit codes, and
+clear errors without PySpark or Java (those two run in a subprocess and never
+start Spark)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from linter.cli import cli
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _exlint(*args, env=None, code=None):
+    script = code or "from linter.cli import main; main()"
+    return subprocess.run([sys.executable, "-c", script, *map(str, args)], cwd=REPO, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=300)
+
+
+def test_estate_without_pyspark_says_how_to_install_it():
+    code = ("import sys; sys.modules['pyspark'] = None; sys.argv = ['exlint'] + sys.argv[1:]; "
+            "from linter.cli import main; main()")
+    done = _exlint("estate", "samples/estate", code=code)
+    assert done.returncode == 2
+    assert "pip install 'exlint[spark]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_estate_without_pyspark_hook_variable():
+    done = _exlint("estate", "samples/estate", env={"EXLINT_HIDE_PYSPARK": "1"},
+                   code="import sys; sys.argv = ['exlint'] + sys.argv[1:]; from linter.cli import main; main()")
+    assert done.returncode == 2
+    assert "pip install 'exlint[spark]'" in done.stderr
+
+
+def test_check_never_imports_pyspark():
+    code = ("import sys; from click.testing import CliRunner; from linter.cli import cli; "
+            "CliRunner().invoke(cli, ['check', 'samples/estate']); print('pyspark' in sys.modules)")
+    done = _exlint(code=code)
+    assert done.stdout.strip().endswith("False"), done.stdout + done.stderr
+
+
+def test_estate_without_java_says_to_install_java_17(tmp_path):
+    pytest.importorskip("pyspark")
+    done = _exlint("estate", "samples/estate", env={"JAVA_HOME": str(tmp_path / "no-java")},
+                   code="import sys; sys.argv = ['exlint'] + sys.argv[1:]; from linter.cli import main; main()")
+    assert done.returncode == 2
+    assert "Java 17" in done.stderr and "JAVA_HOME" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.fixture(scope="module")
+def defective_estate(tmp_path_factory):
+    """A small estate with findings of several rules (from the rules' bad examples)."""
+    from linter.policy.examples import example_documents
+    from linter.policy.packs import load_rules
+
+    import yaml
+
+    rules = load_rules()
+    root = tmp_path_factory.mktemp("estate")
+    patch = {}
+    for rule_id in ("DUP001", "STS002", "HIE004"):
+        rule = rules.get(rule_id)
+        if rule is not None:
+            for key, value in (rule.examples["bad"][0].get("patch") or rule.examples["bad"][0]).items():
+                if "/" in key:
+                    patch.setdefault(key, {}).update(value)
+    documents, _ = example_documents({"patch": patch})
+    for index, document in enumerate(documents):
+        (root / f"{index:02d}.yaml").write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    return root
+
+
+def test_estate_prints_the_check_findings_and_writes_them_partitioned(spark, defective_estate, tmp_path,
+                                                                     monkeypatch):
+    monkeypatch.chdir(defective_estate)
+    output = tmp_path / "findings"
+    runner = CliRunner()
+    estate = runner.invoke(cli, ["estate", ".", "--format", "json", "--output", str(output),
+                                 "--output-format", "jsonl", "--quiet"])
+    check = runner.invoke(cli, ["check", ".", "--format", "json"])
+    assert check.exit_code == 1, check.output
+    expected = json.loads(check.output)["findings"]
+    assert expected
+    got = json.loads(estate.stdout)["findings"]
+    assert sorted(map(json.dumps, got)) == sorted(map(json.dumps, expected))
+    assert estate.exit_code == 1
+    written = {}
+    for part in output.glob("rule=*"):
+        rows = [json.loads(line) for path in part.glob("*.json") for line in path.read_text().splitlines() if line]
+        written[part.name.split("=", 1)[1]] = len(rows)
+    by_rule = {}
+    for finding in expected:
+        by_rule[finding["rule"]] = by_rule.get(finding["rule"], 0) + 1
+    assert written == by_rule
+    assert not list(tmp_path.glob(".findings*"))  # no staging directory left
+
+
+def test_estate_fail_on_never_and_select(spark, defective_estate, monkeypatch):
+    monkeypatch.chdir(defective_estate)
+    done = CliRunner().invoke(cli, ["estate", ".", "--select", "HIE004", "--fail-on", "never", "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert "HIE004" in done.stdout
+
+
+def test_failed_write_leaves_no_output(spark, defective_estate, tmp_path, monkeypatch):
+    from pyspark.sql.readwriter import DataFrameWriter
+
+    def broken(self, path, *args, **kwargs):
+        Path(path.replace("file://", "").replace("file:", "")).mkdir(parents=True)
+        (Path(path.replace("file://", "").replace("file:", "")) / "part-00000.parquet").write_bytes(b"partial")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(DataFrameWriter, "parquet", broken)
+    monkeypatch.chdir(defective_estate)
+    output = tmp_path / "findings"
+    done = CliRunner().invoke(cli, ["estate", ".", "--select", "HIE004", "--output", str(output), "--quiet"])
+    assert done.exit_code == 2
+    assert "could not be written" in done.stderr
+    assert not output.exists()
+    assert not list(tmp_path.glob(".findings*"))
+
+
+def test_output_parent_that_is_not_a_directory_is_exit_2(spark, defective_estate, tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.chdir(defective_estate)
+    done = CliRunner().invoke(cli, ["estate", ".", "--select", "HIE004", "--output", str(blocker / "findings"),
+                                    "--quiet"])
+    assert done.exit_code == 2
+    assert not (blocker / "findings").exists()
