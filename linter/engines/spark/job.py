@@ -128,7 +128,9 @@ def finalize(frame, rules: dict[str, Rule], config, select=(), ignore=()):
     if config.severity:
         overrides = F.create_map(*[F.lit(x) for pair in sorted(config.severity.items()) for x in pair])
         frame = frame.withColumn("severity", F.coalesce(F.element_at(overrides, F.col("rule")), F.col("severity")))
-    return frame
+    # one problem, one finding: checks that pair records (RTE001, RTE006) can raise the
+    # same finding once per partner; the local engine keeps it once too (sort_findings)
+    return frame.dropDuplicates()
 
 
 def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=(),
