@@ -93,6 +93,11 @@ class Rec:
 class Bound:
     val: Val
     ref: TableSpec | None
+    # inside a higher-order function over a record's list field: (record, field)
+    # and the SQL of the element's index, for navigation from the element through
+    # arrays precomputed per list position (Model.item_array_view)
+    source: tuple | None = None
+    index: str | None = None
 
 
 @dataclass
@@ -342,6 +347,8 @@ class Frame:
                 return bound.val
             if bound.ref is None or bound.val.type == NULL:
                 return null()
+            if bound.val.lam and bound.source is not None:
+                return self.item_array(bound, rest)
             rec = self.deref(bound.val, bound.ref)
             if rec is None:
                 return null()
@@ -563,26 +570,63 @@ class Frame:
         values = f"coalesce({listed.sql}, CAST(array() AS ARRAY<STRING>))"
         texts = listed.text if listed.text_type == LIST else None
         try:
-            return self._aggregate_lambda(name, values, texts, item_table, cond, scope)
+            return self._aggregate_lambda(name, values, texts, item_table, cond, scope, self._list_source(path, scope))
         except NeedsExplode:
             if listed.lam:
                 raise
             return self._aggregate_explode(name, values, texts, item_table, cond, scope)
 
+    def _list_source(self, path: tuple, scope: Scope):
+        """(record, field) when the list is a list field of the scope's record or of
+        ``other`` (its items can be navigated through precomputed arrays)."""
+        if len(path) == 1 and path[0] not in scope.aggregates and path[0] not in ("item", "value", "other"):
+            rec, name = scope.record, path[0]
+        elif len(path) == 2 and path[0] == "other" and scope.other is not None:
+            rec, name = scope.other, path[1]
+        else:
+            return None
+        if rec.join is not None:
+            return None
+        spec = rec.table.fields.get(name)
+        if spec is None or not spec.is_list or not spec.ref or not self.model.has(rec.table.name, "_rid"):
+            return None
+        return rec, name
+
+    def item_array(self, bound: Bound, rest: tuple) -> Val:
+        """``item.<rest>`` inside a higher-order function: the element's value in an
+        array computed per list position on the record's table, joined by row id."""
+        rec, name = bound.source
+        view, kind = self.model.item_array_view(rec.table.name, name, rest)
+        key = ("items", view, rec.prefix)
+        if key not in self.navs:
+            alias = self.model.alias()
+            on = (f"{q(rec.prefix + '_est')} = {q(alias)}.{q(LOOKUP_EST)} "
+                  f"AND {q(rec.prefix + '_rid')} = {q(alias)}.`_k_rid`")
+            join = Join(alias, view, on)
+            self.steps.append(join)
+            if self.model.small(rec.table.name):
+                self.hints.append(alias)
+            self.navs[key] = join
+        join = self.navs[key]
+        column = f"{q(join.alias)}.{q(LOOKUP_REC)}" if join in self.steps else q(join.alias + "rec")
+        if kind == NULL:
+            return null()
+        return Val(f"{column}.v[{bound.index}]", kind)
+
     def pairs_sql(self, values: str, texts: str | None) -> str:
         """The list as an array of (v: value, t: text as written) structs."""
         x, i = self.model.lambda_var(), self.model.lambda_var()
         text = f"get({texts}, {i})" if texts is not None else x
-        return f"transform({values}, ({x}, {i}) -> named_struct('v', {x}, 't', {text}))"
+        return f"transform({values}, ({x}, {i}) -> named_struct('v', {x}, 't', {text}, 'i', {i}))"
 
-    def _aggregate_lambda(self, name, values, texts, item_table, cond, scope) -> Val:
+    def _aggregate_lambda(self, name, values, texts, item_table, cond, scope, source=None) -> Val:
         model = self.model
         e, acc, y = model.lambda_var(), model.lambda_var(), model.lambda_var()
         items = f"filter({self.pairs_sql(values, texts)}, {e} -> {e}.v IS NOT NULL)"
         if cond is None:
             val = Val("true", BOOL)
         else:
-            item = Bound(Val(f"{e}.v", STR, f"{e}.t", STR, lam=True), item_table)
+            item = Bound(Val(f"{e}.v", STR, f"{e}.t", STR, lam=True), item_table, source, f"{e}.i")
             val = self.compile(cond, replace(scope, item=item))
         if name == "any":
             return Val(f"aggregate(transform({items}, {e} -> {eq_true(val)}), false, ({acc}, {y}) -> {acc} OR {y})",

@@ -368,16 +368,20 @@ SLICE_BYTES = 4 * 1024 * 1024  # YAML input per parse task
 SLICE_FILES = 1000
 
 
-def _slices(paths: list[str]) -> int:
+def _slices(paths: list[str], parallelism: int = 1) -> int:
     """Parse tasks for YAML files: small inventories in one task (Spark's
-    per-task cost dominates), large ones in tasks of about 4 MB."""
+    per-task cost dominates), large ones in tasks of about 4 MB, and at least two
+    per core once there is more than a megabyte to parse."""
     total = 0
     for path in paths:
         try:
             total += os.path.getsize(path)
         except OSError:
             pass
-    return max(1, min(len(paths), max(-(-total // SLICE_BYTES), -(-len(paths) // SLICE_FILES))))
+    slices = max(-(-total // SLICE_BYTES), -(-len(paths) // SLICE_FILES))
+    if total > 1024 * 1024:
+        slices = max(slices, 2 * parallelism)
+    return max(1, min(len(paths), slices))
 
 
 def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> Inventory:
@@ -390,12 +394,15 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
     sc = spark.sparkContext
     yaml_tasks = [(i.estate, i.path, i.display) for i in inputs if i.format == "yaml"]
     if yaml_tasks:
-        rdd = sc.parallelize(yaml_tasks, _slices([t[1] for t in yaml_tasks]))
+        rdd = sc.parallelize(yaml_tasks, _slices([t[1] for t in yaml_tasks], sc.defaultParallelism))
         parts.append(rdd.mapPartitionsWithIndex(_tasks_partition("yaml")))
     jsonl = [i for i in inputs if i.format == "jsonl"]
     offset = 1 << 20  # partition indexes of later inputs must not collide with earlier ones
     if jsonl:
-        tasks = jsonl_tasks(jsonl)
+        total = sum(os.path.getsize(i.path) for i in jsonl if os.path.exists(i.path))
+        # at least two tasks per core once there is more than a megabyte to parse
+        chunk = min(CHUNK_BYTES, max(1024 * 1024, total // (2 * sc.defaultParallelism) + 1))
+        tasks = jsonl_tasks(jsonl, chunk)
         rdd = sc.parallelize(tasks, max(1, len(tasks)))
         parts.append(rdd.mapPartitionsWithIndex(_shifted(_tasks_partition("jsonl"), offset)))
     parquet = [i for i in inputs if i.format == "parquet"]

@@ -146,7 +146,8 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     tuning.set({"spark.sql.shuffle.partitions": "1"})  # the parse output is small next to its input
     inventory = read_inventory(spark, inputs, checkpoint)
     tuning.restore()
-    if sum(inventory.counts.values()) < SMALL_RECORDS:
+    small = _work(inventory, enabled) < SMALL_RECORDS
+    if small:
         tuning.set(SMALL_CONF)
     model = Model(spark, inventory, checkpoint).build()
     parts, failures = rule_findings(model, enabled)
@@ -163,9 +164,22 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         findings = findings.unionByName(extra)
     findings = finalize(findings, rules, config, select, ignore)
     findings = keep(findings, checkpoint)  # computed once; writing, counting and printing read it
-    if sum(inventory.counts.values()) < SMALL_RECORDS:
+    if small:
         findings = findings.coalesce(2)
     return EstateRun(findings, inventory, model, failures, before, tuning)
+
+
+def _work(inventory, rules: dict[str, Rule]) -> int:
+    """Rows the rules will look at, roughly: the records, plus the pairs that
+    `pairs` checks form (per estate)."""
+    counts = inventory.counts
+    estates = max(1, len(inventory.stats))
+    work = sum(counts.values())
+    for rule in rules.values():
+        for check in rule.checks:
+            if check.form == "pairs":
+                work += counts.get(check.table, 0) * counts.get(check.with_table, 0) // estates
+    return work
 
 
 def is_local(spark) -> bool:

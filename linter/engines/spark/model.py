@@ -62,6 +62,7 @@ class Model:
         self.views: dict[str, str] = {}
         self.frames: dict = {}
         self._dedup: dict[str, str] = {}
+        self._items: dict = {}
         self.done: set[str] = set()  # tables whose derived fields are all computed
         self.org_view: str | None = None
         self.org_counts: dict[int, int] = {}
@@ -118,6 +119,31 @@ class Model:
             frame.createOrReplaceTempView(name)
             self._dedup[key] = name
         return self._dedup[key]
+
+    def item_array_view(self, table: str, field_name: str, path: tuple) -> tuple[str, str]:
+        """A view (_k_est, _k_rid, _k_rec: struct<v: array>) holding, for each record
+        of ``table``, ``item.<path>`` for every element of its list ``field_name``
+        (in list order); and the values' type. Lets higher-order functions navigate
+        from list items without exploding the rows they run on."""
+        from linter.engines.spark.compile import Bound, Val, explode_items
+        from linter.engines.spark.sqltext import STR
+
+        key = (self.views[table], field_name, tuple(path))
+        if key not in self._items:
+            spec = self.tables[table].fields[field_name]
+            frame = Frame.over(self, table)
+            child, pos, iv, it = explode_items(frame, q(field_name), q(field_name + "__text"))
+            item = Bound(Val(q(iv), STR, q(it), STR, name=iv), self.tables[spec.ref])
+            val = child.nav(("item",) + tuple(path), Scope(Rec("", self.tables[table]), item=item))
+            value = val.sql if val.type != NULL else "CAST(NULL AS STRING)"
+            rows = child.select(["`_est` AS `e`", "`_rid` AS `r`", f"{q(pos)} AS `p`", f"{value} AS `v`"])
+            frame = self.sql(f"SELECT `e` AS `_k_est`, `r` AS `_k_rid`, named_struct('v', transform(array_sort("
+                             f"collect_list(named_struct('p', `p`, 'v', `v`))), `s` -> `s`.`v`)) AS `_k_rec` "
+                             f"FROM ({rows}) AS `x` GROUP BY `e`, `r`")
+            name = self._view_name(f"{table}_{field_name}_items")
+            self.keep(frame).createOrReplaceTempView(name)
+            self._items[key] = (name, val.type)
+        return self._items[key]
 
     def keep(self, frame):
         """The frame computed now and kept: a local checkpoint in local mode (the

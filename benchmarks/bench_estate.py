@@ -1,0 +1,160 @@
+"""Benchmark of the Spark engine (`exlint estate`) on generated estates.
+
+    python benchmarks/bench_estate.py [--sizes 1000,10000,100000] [--local-max 10000]
+
+For each size: a JSON Lines inventory from linter.generate (seed 1, defect rate
+0.05), then, in one Spark session (local[*]):
+
+- the estate job (parse, model, every rule, findings kept) - wall time and
+  records per second;
+- a bare Spark read-and-count of the same file, measured in the same run: the
+  engine's time as a multiple of it;
+- the local engine on the same documents (where it fits: --local-max servers);
+- driver peak RSS (the Python driver and the Spark driver JVM).
+
+Prints a table and, with --json, the numbers as JSON. No assertion: a benchmark
+reports, tests judge.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def generate(servers: int, directory: Path) -> Path:
+    from linter.generate.core import Settings, generate as run
+
+    path = directory / f"estate-{servers}.jsonl"
+    if not path.exists():
+        run(Settings(servers=servers, seed=1, defect_rate=0.05, format="jsonl", output=str(path)))
+    return path
+
+
+def jvm_peak_rss_mb(spark) -> float | None:
+    try:
+        pid = spark.sparkContext._jvm.ProcessHandle.current().pid()
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except Exception:
+        return None
+    return None
+
+
+def python_peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def bare_read(spark, path: Path) -> float:
+    start = time.perf_counter()
+    spark.read.text(path.as_uri()).count()
+    return time.perf_counter() - start
+
+
+def estate(spark, path: Path) -> tuple[float, dict, int]:
+    from linter.config import Config
+    from linter.engines.spark import job
+    from linter.engines.spark.inventory import discover_inputs
+    from linter.policy.packs import load_rules
+
+    rules = load_rules()
+    start = time.perf_counter()
+    run = job.run(spark, discover_inputs([path]), rules, Config())
+    findings = run.findings.count()
+    elapsed = time.perf_counter() - start
+    stats = run.stats()
+    run.close()
+    return elapsed, stats, findings
+
+
+def local(path: Path) -> tuple[float, int]:
+    from linter.engines.local import LocalEngine
+    from linter.engines.spark.inventory import json_document
+    from linter.estate import build_estate
+    from linter.loading import LoadedFile
+    from linter.policy.packs import load_rules
+
+    rules = load_rules()
+    start = time.perf_counter()
+    loaded = LoadedFile(path.name, None)
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            document, findings = json_document(line, path.name, number - 1, number)
+            loaded.findings.extend(findings)
+            if document is not None:
+                loaded.documents.append(document)
+    estate = build_estate([loaded])
+    findings = len(estate.findings) + len(LocalEngine(estate, rules).run())
+    return time.perf_counter() - start, findings
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000", help="servers per estate, comma-separated")
+    parser.add_argument("--local-max", type=int, default=10000, help="largest size the local engine runs on")
+    parser.add_argument("--workdir", help="where the generated inventories are kept (default: a temporary dir)")
+    parser.add_argument("--json", action="store_true", help="also print the results as JSON")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+
+    from linter.engines.spark.session import SessionOptions, build_session
+
+    workdir = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="exlint-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    spark = build_session(SessionOptions(app_name="exlint benchmark"))
+    session_seconds = time.perf_counter() - start
+    results = []
+    for servers in sizes:
+        t0 = time.perf_counter()
+        path = generate(servers, workdir)
+        generated = time.perf_counter() - t0
+        bare = bare_read(spark, path)
+        seconds, stats, findings = estate(spark, path)
+        row = {
+            "servers": servers, "records_in": stats["records_in"], "mb": round(path.stat().st_size / 2**20, 1),
+            "generate_s": round(generated, 1), "estate_s": round(seconds, 1),
+            "records_per_s": round(stats["records_in"] / seconds), "findings": findings,
+            "bare_read_s": round(bare, 2), "ratio_to_bare_read": round(seconds / bare, 1) if bare else None,
+            "python_peak_rss_mb": round(python_peak_rss_mb()), "jvm_peak_rss_mb": jvm_peak_rss_mb(spark),
+        }
+        if servers <= args.local_max:
+            local_seconds, local_findings = local(path)
+            row.update(local_s=round(local_seconds, 1), local_findings=local_findings,
+                       spark_vs_local=round(seconds / local_seconds, 2) if local_seconds else None)
+        results.append(row)
+        print(f"  {servers} servers done in {seconds:.1f}s", file=sys.stderr)
+    spark.stop()
+    by_size = {r["servers"]: r for r in results}
+    growth = None
+    if 10000 in by_size and 100000 in by_size:
+        growth = round(by_size[100000]["estate_s"] / by_size[10000]["estate_s"], 2)
+    print(f"Spark session start: {session_seconds:.1f}s (local[*], {os.cpu_count()} cores)")
+    header = (f"{'servers':>8} {'records':>9} {'MB':>6} {'estate s':>9} {'rec/s':>8} {'bare s':>7} {'x bare':>7} "
+              f"{'local s':>8} {'findings':>9} {'py MB':>6} {'jvm MB':>7}")
+    print(header)
+    for r in results:
+        print(f"{r['servers']:>8} {r['records_in']:>9} {r['mb']:>6} {r['estate_s']:>9} {r['records_per_s']:>8} "
+              f"{r['bare_read_s']:>7} {r['ratio_to_bare_read']:>7} {r.get('local_s', '-'):>8} {r['findings']:>9} "
+              f"{r['python_peak_rss_mb']:>6} {round(r['jvm_peak_rss_mb'] or 0):>7}")
+    if growth is not None:
+        print(f"growth 10k -> 100k servers: x{growth} time for x10 servers")
+    if args.json:
+        print(json.dumps({"session_s": round(session_seconds, 1), "results": results, "growth_10k_100k": growth},
+                         indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
