@@ -73,7 +73,7 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
         progress.advance(len(inputs))
         spark = build_session(options)
         progress.stage("evaluate")
-        run = job.run(spark, inputs, rules, configuration, _split(select), _split(ignore))
+        run = job.run(spark, inputs, rules, configuration, _split(select), _split(ignore), user_conf=options.conf)
     except (SessionError, InputError) as exc:
         progress.done(summary=False)
         raise EstateError(str(exc)) from None

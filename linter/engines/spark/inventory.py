@@ -389,30 +389,43 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
 
     from linter.engines.spark.model import keep
 
+    from linter.engines.spark.session import is_connect
+
     schema = rows.spark_schema(union_columns())
-    parts = []
-    sc = spark.sparkContext
+    connect = is_connect(spark)
+    parallelism = 2 if connect else spark.sparkContext.defaultParallelism
     yaml_tasks = [(i.estate, i.path, i.display) for i in inputs if i.format == "yaml"]
-    if yaml_tasks:
-        rdd = sc.parallelize(yaml_tasks, _slices([t[1] for t in yaml_tasks], sc.defaultParallelism))
-        parts.append(rdd.mapPartitionsWithIndex(_tasks_partition("yaml")))
     jsonl = [i for i in inputs if i.format == "jsonl"]
-    offset = 1 << 20  # partition indexes of later inputs must not collide with earlier ones
+    tasks = []
     if jsonl:
         total = sum(os.path.getsize(i.path) for i in jsonl if os.path.exists(i.path))
         # at least two tasks per core once there is more than a megabyte to parse
-        chunk = min(CHUNK_BYTES, max(1024 * 1024, total // (2 * sc.defaultParallelism) + 1))
+        chunk = min(CHUNK_BYTES, max(1024 * 1024, total // (2 * parallelism) + 1))
         tasks = jsonl_tasks(jsonl, chunk)
-        rdd = sc.parallelize(tasks, max(1, len(tasks)))
-        parts.append(rdd.mapPartitionsWithIndex(_shifted(_tasks_partition("jsonl"), offset)))
     parquet = [i for i in inputs if i.format == "parquet"]
-    if parquet:
-        parts.append(_parquet_rdd(spark, parquet, 2 * offset))
-    if parts:
-        rdd = parts[0] if len(parts) == 1 else sc.union(parts)
-        union = spark.createDataFrame(rdd, schema, verifySchema=False)
+    offset = 1 << 20  # partition indexes of later inputs must not collide with earlier ones
+    if connect:  # no RDDs: the same partition code through mapInArrow
+        from linter.engines.spark.connect import union_frame
+
+        union = union_frame(spark, inputs, schema, yaml_tasks, tasks,
+                            _parquet_frame(spark, parquet) if parquet else None)
     else:
-        union = spark.createDataFrame([], schema)
+        sc = spark.sparkContext
+        parts = []
+        if yaml_tasks:
+            rdd = sc.parallelize(yaml_tasks, _slices([t[1] for t in yaml_tasks], parallelism))
+            parts.append(rdd.mapPartitionsWithIndex(_tasks_partition("yaml")))
+        if tasks:
+            rdd = sc.parallelize(tasks, max(1, len(tasks)))
+            parts.append(rdd.mapPartitionsWithIndex(_shifted(_tasks_partition("jsonl"), offset)))
+        if parquet:
+            frame, files, columns = _parquet_frame(spark, parquet)
+            parts.append(frame.rdd.mapPartitionsWithIndex(_shifted(_parquet_partition(files, columns), 2 * offset)))
+        if parts:
+            rdd = parts[0] if len(parts) == 1 else sc.union(parts)
+            union = spark.createDataFrame(rdd, schema, verifySchema=False)
+        else:
+            union = spark.createDataFrame([], schema)
     union = keep(union, checkpoint)
     # one pass: rows per tag, and the per-estate counts of the stats rows
     sums = [F.sum(F.col(f"S.{name}")).alias(name) for name, _ in rows.STATS[1:]]
@@ -439,7 +452,8 @@ def _shifted(function, offset: int):
     return run
 
 
-def _parquet_rdd(spark, inputs: list[InputFile], offset: int):
+def _parquet_frame(spark, inputs: list[InputFile]):
+    """The Parquet rows to parse (file, row index, document columns), the files' origins, the columns."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType
 
@@ -459,5 +473,4 @@ def _parquet_rdd(spark, inputs: list[InputFile], offset: int):
             selected.append(column.alias(name))
         else:
             selected.append(F.to_json(column).alias(name))
-    frame = frame.select(*selected)
-    return frame.rdd.mapPartitionsWithIndex(_shifted(_parquet_partition(files, columns), offset))
+    return frame.select(*selected), files, columns
