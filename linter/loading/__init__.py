@@ -152,6 +152,15 @@ def load_file(path: Path, display: str | None = None) -> LoadedFile:
     return load_text(text, display)
 
 
+def walk_files(directory: Path):
+    """Every file below ``directory``, in a stable sorted order, hidden
+    directories (``.git``) skipped: how both engines search an inventory."""
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            yield Path(root) / name
+
+
 def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
     """Files to lint: files as given; directories searched for *.yaml / *.yml.
 
@@ -162,14 +171,11 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    if name.endswith(YAML_SUFFIXES) and not name.startswith(".exlint"):
-                        candidate = Path(root) / name
-                        if candidate not in seen:
-                            seen.add(candidate)
-                            found.append(candidate)
+            for candidate in walk_files(path):
+                name = candidate.name
+                if name.endswith(YAML_SUFFIXES) and not name.startswith(".exlint") and candidate not in seen:
+                    seen.add(candidate)
+                    found.append(candidate)
         elif path.exists() or path.is_symlink():
             if path.name == ".exlint.yaml":
                 continue  # the configuration file, validated as such

@@ -21,9 +21,10 @@ from urllib.parse import unquote, urlparse
 
 from linter.engines.spark import records as rows
 from linter.findings import Finding, format_path
-from linter.loading import YAML_SUFFIXES, Document, InputError, load_file
+from linter.loading import YAML_SUFFIXES, Document, InputError, load_file, walk_files
 from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
+from linter.runner import display_path
 from linter.schema import validate_document
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -50,14 +51,6 @@ def input_format(path: Path) -> str:
     return "yaml"
 
 
-def _display(path: Path) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
-
-
 def discover_inputs(paths, estate: int = 0, fmt: str | None = None) -> list[InputFile]:
     """Files of an inventory: YAML as ``exlint check`` finds them (hidden
     directories skipped), ``*.jsonl``/``*.ndjson`` and ``*.parquet`` (files named
@@ -70,23 +63,21 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None) -> list[Inpu
         absolute = str(path.resolve())
         if absolute not in seen:
             seen.add(absolute)
-            found.append(InputFile(absolute, _display(path), kind, estate))
+            found.append(InputFile(absolute, display_path(path), kind, estate))
 
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for name in sorted(files):
-                    candidate = Path(root) / name
-                    lowered = name.lower()
-                    if lowered.endswith(YAML_SUFFIXES) and not name.startswith(".exlint"):
-                        if fmt in (None, "yaml"):
-                            add(candidate, "yaml")
-                    elif lowered.endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", ".")):
-                        kind = input_format(candidate)
-                        if fmt in (None, kind):
-                            add(candidate, kind)
+            for candidate in walk_files(path):
+                name = candidate.name
+                lowered = name.lower()
+                if lowered.endswith(YAML_SUFFIXES) and not name.startswith(".exlint"):
+                    if fmt in (None, "yaml"):
+                        add(candidate, "yaml")
+                elif lowered.endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", ".")):
+                    kind = input_format(candidate)
+                    if fmt in (None, kind):
+                        add(candidate, kind)
         elif path.exists():
             add(path, fmt or input_format(path))
         else:
