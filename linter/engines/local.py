@@ -82,6 +82,8 @@ class Evaluator:
         rest = path
         if first in scope.aggregates:
             value = scope.aggregates[first]
+            if first == "profile":  # pairs profiles: profile.<name>
+                value = value.get(path[1]) if len(path) == 2 else None
             return value, None
         if first == "item":
             value, text, ref = scope.item, scope.item_text, scope.item_table
@@ -514,6 +516,8 @@ class LocalEngine:
             key = self.evaluator.eval(right, Scope(other, other_table))
             if key is not None:
                 others[key].append(other)
+        if check.profile:
+            return self._profile_pairs(rule, check, others)
         out = []
         for record, scope in self._rows(check, focused=True):
             key = self.evaluator.eval(left, scope)
@@ -524,3 +528,43 @@ class LocalEngine:
                 if self._true(check.when, inner):
                     out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
+
+    def _profile_pairs(self, rule: Rule, check: Check, others: dict[Any, list[dict]]) -> list[Finding]:
+        """Pairs whose `when` reads only the partner's profile: evaluated once per
+        distinct profile among a record's partners, then `other_when` per partner of
+        a profile that fired. The same findings as `when and other_when` over every
+        pair, at the cost of records x profiles instead of records x partners."""
+        table = self.tables[check.table]
+        other_table = self.tables[check.with_table]
+        names = list(check.profile)
+        grouped: dict[Any, dict[tuple, tuple[dict, list[dict]]]] = {}
+        for key, members in others.items():
+            profiles: dict[tuple, tuple[dict, list[dict]]] = {}
+            for other in members:
+                scope = Scope(other, other_table)
+                values = {n: self.evaluator.eval(check.profile[n], scope) for n in names}
+                identity = tuple(_hashable(values[n]) for n in names)
+                profiles.setdefault(identity, (values, []))[1].append(other)
+            grouped[key] = profiles
+        left = check.join[0]
+        out = []
+        for record, scope in self._rows(check, focused=True):
+            key = self.evaluator.eval(left, scope)
+            if key is None:
+                continue
+            for values, members in grouped.get(key, {}).values():
+                inner = replace(scope, aggregates={**scope.aggregates, "profile": values})
+                if not self._true(check.when, inner):
+                    continue
+                for other in sorted(members, key=record_order):
+                    pair = replace(inner, other=other, other_table=other_table)
+                    if check.other_when is None or self._true(check.other_when, pair):
+                        out.append(self._finding(rule, check, pair, field_path(table, check.field)))
+        return out
+
+
+def _hashable(value: Any) -> Any:
+    """A profile value as a dictionary key (lists become tuples)."""
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value

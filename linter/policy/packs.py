@@ -47,9 +47,9 @@ RULE_KEYS = {
 CHECK_KEYS = {
     "form", "table", "where", "when", "field", "fields", "each", "message", "severity_when", "key",
     "target", "target_key", "target_where", "required", "group", "aggregates", "report", "partition",
-    "tiebreak", "with", "join",
+    "tiebreak", "with", "join", "profile", "other_when",
 }
-CONTEXT_NAMES = {"organization", "item", "value", "other", "count", "group", "largest"}
+CONTEXT_NAMES = {"organization", "item", "value", "other", "profile", "count", "group", "largest"}
 
 
 class PackError(ValueError):
@@ -79,6 +79,10 @@ class Check:
     tiebreak: Node | None = None
     with_table: str | None = None
     join: tuple[Node, Node] | None = None
+    # pairs: named expressions over the `with` record; `when` reads them as
+    # profile.<name> once per distinct profile, `other_when` then per partner
+    profile: dict[str, Node] = dc_field(default_factory=dict)
+    other_when: Node | None = None
     placeholders: tuple[tuple[str, Node], ...] = ()
 
 
@@ -162,6 +166,10 @@ class _Validator:
         first, rest = path[0], path[1:]
         if first in ctx:
             current = ctx[first]
+            if isinstance(current, dict):  # profile.<name>: a value, not a record
+                if len(rest) != 1 or rest[0] not in current:
+                    raise PackError(f"{where}: {first} has only {', '.join(f'{first}.{n}' for n in current)}")
+                return
             if current is None:
                 if rest:
                     raise PackError(f"{where}: {first!r} cannot be navigated here")
@@ -246,6 +254,7 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
     where = f"{rule_id}"
     check = Check(form=form, table=table_name)
     ctx: dict[str, Any] = {}
+    finding_ctx: dict[str, Any] | None = None  # messages' context, when it differs from `when`'s
     check.where = _expr(merged["where"], where) if "where" in merged else None
     validator.check(check.where, table, ctx, where)
     check.field = merged.get("field")
@@ -311,6 +320,27 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
         validator.check(right, tables[check.with_table], {}, where)
         check.join = (left, right)
         ctx["other"] = tables[check.with_table]
+        profile = merged.get("profile") or {}
+        if not isinstance(profile, dict):
+            raise PackError(f"{rule_id}: `profile` must map names to expressions over the `with` record")
+        for name, text in profile.items():
+            if not isinstance(name, str) or not name.isidentifier():
+                raise PackError(f"{rule_id}: profile name {name!r} is not an identifier")
+            node = _expr(text, where)
+            validator.check(node, tables[check.with_table], {}, where)
+            check.profile[name] = node
+        if "other_when" in merged:
+            if not profile:
+                raise PackError(f"{rule_id}: `other_when` needs a `profile` (without one, `when` reads `other`)")
+            check.other_when = _expr(merged["other_when"], where)
+            validator.check(check.other_when, table, {**ctx, "profile": dict(profile)}, where)
+        if profile:
+            # `when` runs once per profile: it may read profile.<name>, not the partner itself;
+            # messages and severities are per finding (partner and profile both known)
+            finding_ctx = {**ctx, "profile": dict(profile)}
+            del ctx["other"]
+            ctx["profile"] = dict(profile)
+    finding_ctx = finding_ctx or ctx
     if form not in ("unique", "reference", "minority") or "when" in merged:
         if "when" not in merged and form in ("predicate", "pairs", "group"):
             raise PackError(f"{rule_id}: a {form} check needs `when`")
@@ -321,7 +351,7 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
         if severity not in SEVERITIES:
             raise PackError(f"{rule_id}: severity_when: unknown severity {severity!r}")
         node = _expr(text, where)
-        validator.check(node, table, ctx, where)
+        validator.check(node, table, finding_ctx, where)
         check.severity_when[severity] = node
     check.message = merged.get("message") or ""
     if not check.message:
@@ -331,7 +361,7 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
         node = _expr(text, f"{rule_id} message")
         if node.op != "field":
             raise PackError(f"{rule_id}: message placeholders must be field names, got {{{text}}}")
-        validator.check(node, table, ctx, f"{rule_id} message")
+        validator.check(node, table, finding_ctx, f"{rule_id} message")
         placeholders.append((text, node))
     check.placeholders = tuple(placeholders)
     return check

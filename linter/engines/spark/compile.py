@@ -324,6 +324,8 @@ class Frame:
     def nav(self, path: tuple, scope: Scope) -> Val:
         first = path[0]
         if first in scope.aggregates:
+            if first == "profile":  # pairs profiles: profile.<name>
+                return scope.aggregates[first].get(path[1], null()) if len(path) == 2 else null()
             return scope.aggregates[first]
         bound, rec, rest = None, None, path
         if first == "item":

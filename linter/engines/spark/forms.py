@@ -305,6 +305,8 @@ OTHER = "_o_"
 
 
 def pairs(model: Model, rule: Rule, check: Check) -> str:
+    if check.profile:
+        return profile_pairs(model, rule, check)
     other_table = model.tables[check.with_table]
     left_node, right_node = check.join
     other_frame = Frame.over(model, check.with_table)
@@ -326,6 +328,72 @@ def pairs(model: Model, rule: Rule, check: Check) -> str:
     relative = field_path(scope.record.table, check.field)
     return fired(inner, [f"CASE WHEN {_fires(inner, check.when, scope)} THEN "
                          f"{finding(inner, rule, check, scope, relative)} END"])
+
+
+def profile_pairs(model: Model, rule: Rule, check: Check) -> str:
+    """Pairs with a profile (LocalEngine._profile_pairs): the partners' distinct
+    profiles per join key (a small table, broadcast) are paired with the records
+    and `when` runs once per (record, profile); the (record, profile) rows that
+    fire are joined back to the partners of that profile, where `other_when`
+    picks the findings. The rows formed are records x profiles plus findings,
+    never records x partners."""
+    other_table = model.tables[check.with_table]
+    left_node, right_node = check.join
+    a = model.alias()
+    other_frame = Frame.over(model, check.with_table)
+    other_scope = Scope(Rec("", other_table))
+    right = other_frame.compile(right_node, other_scope)
+    columns: list[str] = []  # profile columns (values and texts), as named in the partners' rows
+    profile_types: dict[str, tuple[str, str | None]] = {}
+    for name, node in check.profile.items():
+        val = other_frame.compile(node, other_scope)
+        columns.append(f"{val.sql} AS {q(OTHER + 'p_' + name)}")
+        text = None
+        if val.text is not None:
+            columns.append(f"{val.text} AS {q(OTHER + 'p_' + name + '__t')}")
+            text = val.text_type
+        profile_types[name] = (val.type, text)
+    renamed = [f"{q(other_frame.alias)}.{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
+    others = other_frame.select(renamed + [f"{right.sql} AS {q(OTHER + '_key')}"] + columns,
+                                where=f"({right.sql}) IS NOT NULL")
+    others_view = model._view_name(f"{check.with_table}_profiled")
+    model.sql(others).createOrReplaceTempView(others_view)
+    profile_names = [f"{OTHER}p_{n}" for n in check.profile] + [f"{OTHER}p_{n}__t" for n, (_, t) in
+                                                                 profile_types.items() if t is not None]
+    picked = ", ".join([f"{q(OTHER + '_est')} AS {q(a + 'pe')}", f"{q(OTHER + '_key')} AS {q(a + 'pk')}"]
+                       + [f"{q(c)} AS {q(a + c)}" for c in profile_names])
+    profiles = f"SELECT DISTINCT {picked} FROM {q(others_view)}"
+
+    def profile_scope(prefix: str) -> dict:
+        values = {}
+        for name, (kind, text_type) in profile_types.items():
+            column = f"{prefix}{OTHER}p_{name}"
+            text = q(column + "__t") if text_type is not None else None
+            values[name] = Val(q(column), kind, text, text_type)
+        return {"profile": values}
+
+    frame = Frame.over(model, check.table)
+    scope = Scope(Rec("", model.tables[check.table]))
+    extras = {a + "w": _fires(frame, check.where, scope), a + "key": frame.compile(left_node, scope).sql}
+    by_profile = frame.derived_base(
+        lambda parent: f"SELECT /*+ BROADCAST({q(a + 'p')}) */ * FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} "
+                       f"WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} JOIN ({profiles}) AS {q(a + 'p')} "
+                       f"ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')}", extras)
+    by_profile.keys = KEYS + [a + c for c in profile_names]
+    when_scope = replace(scope, aggregates=profile_scope(a))
+    fire = {a + "fire": _fires(by_profile, check.when, when_scope)}
+    same_profile = " AND ".join(f"{q(a + c)} <=> {q(c)}" for c in profile_names)
+    hint = f"/*+ BROADCAST({q(a + 'o')}) */ " if model.small(check.with_table) else ""
+    inner = by_profile.derived_base(
+        lambda parent: f"SELECT {hint}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in2')} WHERE {q(a + 'fire')}) "
+                       f"AS {q(a + 'r2')} JOIN {q(others_view)} AS {q(a + 'o')} "
+                       f"ON `_est` = {q(OTHER + '_est')} AND {q(a + 'key')} = {q(OTHER + '_key')}"
+                       + (f" AND {same_profile}" if same_profile else ""), fire)
+    inner.keys = KEYS + [OTHER + "_rid"]
+    pair_scope = replace(scope, other=Rec(OTHER, other_table), aggregates=profile_scope(a))
+    relative = field_path(scope.record.table, check.field)
+    return fired(inner, [f"CASE WHEN {_fires(inner, check.other_when, pair_scope)} THEN "
+                         f"{finding(inner, rule, check, pair_scope, relative)} END"])
 
 
 FORMS = {"unique": unique, "reference": reference, "group": group, "minority": minority, "pairs": pairs}
