@@ -50,7 +50,7 @@ class Evaluator:
         if value is _ABSENT:
             table = self.tables[record["_table"]]
             if name in table.facts:
-                value = record[name] = self._fact(name, *table.facts[name])
+                value = record[name] = self._fact(name, *table.facts[name], record=record)
                 return value
             node = self._derived.get((record["_table"], name))
             if node is None:
@@ -58,14 +58,25 @@ class Evaluator:
             value = record[name] = self.eval(node, Scope(record, table))
         return value
 
-    def _fact(self, name: str, table_name: str, condition: str) -> int:
-        """An estate-wide count: records of ``table_name`` meeting ``condition``."""
+    def _fact(self, name: str, table_name: str, condition: str, by: str | None = None, record=None) -> int:
+        """A count of the records of ``table_name`` meeting ``condition``: estate-wide,
+        or (``by``) those whose ``by`` names ``record``."""
         memo = self.__dict__.setdefault("_facts", {})
-        if name not in memo:
+        key = (table_name, condition, by)
+        if key not in memo:
             node, table = parse(condition), self.tables[table_name]
-            memo[name] = sum(1 for record in self.estate.tables[table_name]
-                             if self.eval(node, Scope(record, table)) is True)
-        return memo[name]
+            key_node = parse(by) if by else None
+            counts: dict = defaultdict(int)
+            for counted in self.estate.tables[table_name]:
+                scope = Scope(counted, table)
+                if self.eval(node, scope) is True:
+                    counts[self.eval(key_node, scope) if key_node else None] += 1
+            memo[key] = counts
+        counts = memo[key]
+        if by is None:
+            return counts.get(None, 0)
+        own = record.get("name") if record else None
+        return counts.get(own, 0) if own is not None else 0
 
     # -- navigation -------------------------------------------------------
     def _target(self, table: TableSpec, name: str) -> TableSpec | None:

@@ -46,7 +46,9 @@ class TableSpec:
     fields: dict[str, FieldSpec]
     derived: dict[str, str] = field(default_factory=dict)
     # estate-wide counts (Organization only): name -> (table, condition)
-    facts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # name -> (table counted, condition, `by`: the counted record's expression naming this
+    # record, or None for an estate-wide count)
+    facts: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
 
     def field_type(self, name: str) -> str | None:
         if name in self.fields:
@@ -125,6 +127,7 @@ def load_tables() -> dict[str, TableSpec]:
             name_path=_split(body.get("name", "name" if each else "metadata.name")),
             fields=fields,
             derived=dict(body.get("derived") or {}),
-            facts={name: (spec["table"], spec["count"]) for name, spec in (body.get("facts") or {}).items()},
+            facts={name: (spec["table"], spec["count"], spec.get("by"))
+                   for name, spec in (body.get("facts") or {}).items()},
         )
     return tables

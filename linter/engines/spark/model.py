@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 
 from linter.engines.spark import records as rows
-from linter.engines.spark.compile import NULL, CompileError, Frame, Rec, Scope
+from linter.engines.spark.compile import INT, NULL, CompileError, Frame, Rec, Scope, strict_true
 from linter.engines.spark.sqltext import q, typed_null
 from linter.estate import default_organization
 from linter.model.tables import load_tables
@@ -161,7 +161,41 @@ class Model:
             self.done.add(name)
             if name == "Organization":
                 self.org_view = self._organizations()
+        # facts count records of other tables (with their derived fields): added last
+        for name, table in self.tables.items():
+            if table.facts:
+                self.register(name, self.keep(self.sql(self.with_facts(name, self.views[name]))))
+                if name == "Organization":
+                    self.org_view = self._organizations()
         return self
+
+    def with_facts(self, name: str, view: str) -> str:
+        """SQL of the rows of ``view`` (table ``name``) with the table's facts:
+        counts of the records of another table meeting a condition, per estate or
+        (``by``) per record named by the counted record (LocalEngine._fact)."""
+        table = self.tables[name]
+        base = [c for c in self.columns[name] if c not in table.facts]
+        items = [f"`t`.{q(c)}" for c in base]
+        joins = []
+        for fact, (counted, condition, by) in table.facts.items():
+            frame = Frame(self, q(self.views[counted]), KEYS)
+            scope = Scope(Rec("", self.tables[counted]))
+            try:
+                test = strict_true(frame.compile(parse(condition), scope))
+                key = frame.compile(parse(by), scope).sql if by else "CAST(NULL AS STRING)"
+            except CompileError as exc:
+                self.failures.append((f"{name}.{fact}", str(exc)))
+                items.append(f"CAST(NULL AS BIGINT) AS {q(fact)}")
+                continue
+            alias = self.alias()
+            counts = frame.select(["`_est` AS `e`", f"{key} AS `k`", "count(1) AS `n`"],
+                                  where=test, group_by=["`_est`", key])
+            on = f"`t`.`_est` = {q(alias)}.`e`" + (f" AND `t`.`name` = {q(alias)}.`k`" if by else "")
+            joins.append(f"LEFT JOIN ({counts}) AS {q(alias)} ON {on}")
+            items.append(f"CAST(coalesce({q(alias)}.`n`, 0) AS BIGINT) AS {q(fact)}")
+            self.types[(name, fact)] = INT
+        self.columns[name] = base + list(table.facts)
+        return f"SELECT {', '.join(items)} FROM {q(view)} AS `t` {' '.join(joins)}"
 
     def derive(self, name: str, view: str, track: bool = False):
         """The records of table ``name`` in ``view`` with the table's derived fields."""
@@ -193,10 +227,11 @@ class Model:
     def _organizations(self) -> str:
         """A view with one Organization row per estate: its document, or documented defaults."""
         view = self.views["Organization"]
+        facts = self.tables["Organization"].facts
         self.org_counts = {row["_est"]: row["n"] for row in
                            self.sql(f"SELECT `_est`, count(1) AS n FROM {q(view)} GROUP BY `_est`").collect()}
         defaults = [est for est in self.estates if self.org_counts.get(est, 0) != 1]
-        columns = ", ".join(q(c) for c in self.columns["Organization"])
+        columns = ", ".join(q(c) for c in self.columns["Organization"] if c not in facts)
         parts = [f"SELECT {columns} FROM {q(view)} WHERE `_est` IN "
                  f"(SELECT `_est` FROM {q(view)} GROUP BY `_est` HAVING count(1) = 1)"]
         if defaults:
@@ -213,6 +248,10 @@ class Model:
             parts.append(f"SELECT {columns} FROM {q(default_view)}")
         record = ", ".join(f"`o`.{q(c)}" for c in self.columns["Organization"])
         union = " UNION ALL ".join(parts)
+        if any(c in facts for c in self.columns["Organization"]):  # facts are known: count for the defaults too
+            union_view = self._view_name("Organization_all")
+            self.sql(union).createOrReplaceTempView(union_view)
+            union = self.with_facts("Organization", union_view)
         frame = self.keep(self.sql(f"SELECT `o`.`_est` AS `_k_est`, struct({record}) AS `_k_rec` FROM ({union}) AS `o`"))
         name = self._view_name("Organization_one")
         frame.createOrReplaceTempView(name)
