@@ -9,7 +9,7 @@ from typing import Any
 from linter.estate import Estate, record_order
 from linter.findings import Entity, Finding
 from linter.model.tables import TableSpec, load_tables
-from linter.policy.expr import Node, parse
+from linter.policy.expr import Node, field_paths, parse
 from linter.policy.locate import display, field_path, locate
 from linter.policy.packs import Check, Rule
 
@@ -41,6 +41,7 @@ class Evaluator:
         self.estate = estate
         self.tables = load_tables()
         self._compiled: dict[int, Any] = {}
+        self._nav_memo: dict[tuple, tuple[Any, Any]] = {}
         # derived fields are computed when a rule first reads them, then kept on the record
         self._derived = {(table.name, name): parse(text)
                          for table in self.tables.values() for name, text in table.derived.items()}
@@ -90,7 +91,7 @@ class Evaluator:
     def nav(self, path: tuple, scope: Scope) -> tuple[Any, Any]:
         first = path[0]
         record, table = scope.record, scope.table
-        rest = path
+        rest, value, text, ref = path, None, None, None
         if first in scope.aggregates:
             value = scope.aggregates[first]
             if first == "profile":  # pairs profiles: profile.<name>
@@ -113,9 +114,22 @@ class Evaluator:
         if record is None and rest:
             if ref is None or value is None:
                 return None, None
-            record, table = self.estate.lookup(ref.name, value), ref
-            if record is None:
-                return None, None
+            # from a name, navigation is a function of the estate: pairs and list
+            # aggregates ask the same (store -> server -> site) chains again and again
+            key = (ref.name, value, rest)
+            try:
+                return self._nav_memo[key]
+            except KeyError:
+                pass
+            except TypeError:  # an unhashable value: walk without the memo
+                return self._walk(self.estate.lookup(ref.name, value), ref, rest, value, None)
+            found = self._nav_memo[key] = self._walk(self.estate.lookup(ref.name, value), ref, rest, value, None)
+            return found
+        return self._walk(record, table, rest, value, text)
+
+    def _walk(self, record, table, rest, value, text) -> tuple[Any, Any]:
+        if record is None and rest:
+            return None, None
         for i, part in enumerate(rest):
             value = self.field(record, part)
             text = record.get(part + "__text")
@@ -558,14 +572,30 @@ class LocalEngine:
                 profiles.setdefault(identity, (values, []))[1].append(other)
             grouped[key] = profiles
         left = check.join[0]
+        # `when` reads the record only through these fields (and the estate, which is fixed):
+        # records with equal values share its result, per profile
+        reads = sorted({p[0] for p in field_paths(check.when) if p[0] not in _SCOPED_NAMES | {"profile"}}) \
+            if check.when is not None else []
+        verdicts: dict[tuple, bool] = {}
         out = []
         for record, scope in self._rows(check, focused=True):
             key = self.evaluator.eval(left, scope)
             if key is None:
                 continue
-            for values, members in grouped.get(key, {}).values():
+            try:
+                seen = (key,) + tuple(_hashable(self.evaluator.field(record, name)) for name in reads)
+                hash(seen)
+            except TypeError:
+                seen = None
+            for identity, (values, members) in grouped.get(key, {}).items():
                 inner = replace(scope, aggregates={**scope.aggregates, "profile": values})
-                if not self._true(check.when, inner):
+                if seen is None:
+                    fires = self._true(check.when, inner)
+                else:
+                    fires = verdicts.get((seen, identity))
+                    if fires is None:
+                        fires = verdicts[(seen, identity)] = self._true(check.when, inner)
+                if not fires:
                     continue
                 for other in sorted(members, key=record_order):
                     pair = replace(inner, other=other, other_table=other_table)

@@ -64,23 +64,24 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
     from linter.engines.spark.inventory import discover_inputs
     from linter.engines.spark.output import OutputError, write_findings
 
-    progress = Progress(enabled=not quiet)
+    # a Spark job reports nothing for minutes: the ticker keeps the elapsed time moving
+    progress = Progress(enabled=not quiet, ticker=True)
     try:
-        progress.stage("load")
+        progress.stage("load", unit="files")
         inputs = discover_inputs(inventory, fmt=input_format)
         if not inputs:
             raise EstateError(f"no inventory files (*.yaml, *.jsonl, *.parquet) under {', '.join(inventory)}")
         progress.advance(len(inputs))
         spark = build_session(options)
-        progress.stage("evaluate")
-        run = job.run(spark, inputs, rules, configuration, _split(select), _split(ignore), user_conf=options.conf)
+        run = job.run(spark, inputs, rules, configuration, _split(select), _split(ignore), user_conf=options.conf,
+                      progress=progress)
     except (SessionError, InputError) as exc:
         progress.done(summary=False)
         raise EstateError(str(exc)) from None
     try:
         findings = run.findings
+        progress.stage("write", unit="findings")
         if output_dir:
-            progress.stage("write")
             try:
                 write_findings(findings.drop("_est"), output_dir, output_format)
             except OutputError as exc:
@@ -88,8 +89,9 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
             except Exception as exc:  # noqa: BLE001 - Spark's write errors are long Java traces
                 raise EstateError(f"{output_dir}: the findings could not be written: "
                                   f"{str(exc).splitlines()[0][:300]}") from None
-        progress.done()
         summary = _summary(findings, run)
+        progress.advance(sum(summary["severity"].values()))
+        progress.done()
         if report:
             _write_report(spark, run, rules, report, compare, summary)
         if fmt == "summary":

@@ -134,18 +134,26 @@ def finalize(frame, rules: dict[str, Rule], config, select=(), ignore=()):
 
 
 def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=(),
-        checkpoint: bool | None = None, user_conf: dict | None = None) -> EstateRun:
+        checkpoint: bool | None = None, user_conf: dict | None = None, progress=None) -> EstateRun:
     """Lint the inventory; ``checkpoint``: keep intermediate tables as local
     checkpoints (default in local mode) rather than persisted with lineage;
-    ``user_conf``: settings the user gave, which the run's tuning leaves alone."""
+    ``user_conf``: settings the user gave, which the run's tuning leaves alone;
+    ``progress``: a linter.progress.Progress, told the stages validate and evaluate."""
+    if progress is None:
+        from linter.progress import Progress
+
+        progress = Progress(enabled=False)
     if checkpoint is None:
         checkpoint = is_local(spark)
     before = _persistent_rdds(spark)
     enabled = {rid: rule for rid, rule in rules.items() if config.enabled(rid, select, ignore)}
     tuning = RuntimeConf(spark, user_conf)
     tuning.set({"spark.sql.shuffle.partitions": "1"})  # the parse output is small next to its input
+    progress.stage("validate", unit="records")
     inventory = read_inventory(spark, inputs, checkpoint)
+    progress.advance(sum(s["records_in"] for s in inventory.stats.values()))
     tuning.restore()
+    progress.stage("evaluate", total=len(enabled), unit="rules")
     small = _work(inventory, enabled) < SMALL_RECORDS
     if small:
         tuning.set(SMALL_CONF)
@@ -164,6 +172,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         findings = findings.unionByName(extra)
     findings = finalize(findings, rules, config, select, ignore)
     findings = keep(findings, checkpoint)  # computed once; writing, counting and printing read it
+    progress.advance(len(enabled))
     if small:
         findings = findings.coalesce(2)
     return EstateRun(findings, inventory, model, failures, before, tuning)
