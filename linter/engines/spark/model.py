@@ -39,7 +39,25 @@ def keep(frame, checkpoint: bool):
     except Exception:
         return frame
     frame.count()
-    return frame
+    return _short_plan(frame)
+
+
+def _short_plan(frame):
+    """The persisted ``frame`` behind a plan of one leaf. Later queries read the
+    cached rows and plan in milliseconds, instead of re-analysing every earlier
+    query (the plans of a run otherwise grow until the driver runs out of heap);
+    the cached partitions keep their lineage, so a lost executor's share is still
+    recomputed (unlike a local checkpoint). As Dataset.checkpoint builds its
+    result, minus the checkpoint. Spark Connect has no such handle: the frame as is."""
+    try:
+        from pyspark.sql import DataFrame
+
+        session = frame.sparkSession
+        jdf = frame._jdf
+        rows = jdf.queryExecution().toRdd()
+        return DataFrame(session._jsparkSession.internalCreateDataFrame(rows, jdf.schema(), False), session)
+    except Exception:
+        return frame
 
 
 class Model:

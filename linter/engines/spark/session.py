@@ -35,10 +35,11 @@ DEFAULT_CONF = {
     # table is the same plan and Spark broadcasts it once per query
     "spark.sql.optimizer.expression.nestedPruning.enabled": "false",
     "spark.sql.optimizer.nestedSchemaPruning.enabled": "false",
+    # the driver (here, in client mode too) plans some fifty rule queries
+    "spark.driver.memory": "4g",
 }
 # Only for the embedded (local) mode, which has no cluster manager to configure.
 LOCAL_CONF = {
-    "spark.driver.memory": "4g",
     "spark.ui.enabled": "false",
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
