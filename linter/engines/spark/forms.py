@@ -17,7 +17,7 @@ from linter.engines.spark.compile import (
 from linter.engines.spark.model import KEYS, Model
 from linter.engines.spark.sqltext import q, string
 from linter.findings import format_path
-from linter.policy.expr import Node
+from linter.policy.expr import Node, field_paths
 from linter.policy.locate import field_path
 from linter.policy.packs import Check, Rule
 
@@ -372,26 +372,42 @@ def profile_pairs(model: Model, rule: Rule, check: Check) -> str:
             values[name] = Val(q(column), kind, text, text_type)
         return {"profile": values}
 
+    table = model.tables[check.table]
     frame = Frame.over(model, check.table)
-    scope = Scope(Rec("", model.tables[check.table]))
+    scope = Scope(Rec("", table))
     extras = {a + "w": _fires(frame, check.where, scope), a + "key": frame.compile(left_node, scope).sql}
-    by_profile = frame.derived_base(
-        lambda parent: f"SELECT /*+ BROADCAST({q(a + 'p')}) */ * FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} "
-                       f"WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} JOIN ({profiles}) AS {q(a + 'p')} "
-                       f"ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')}", extras)
-    by_profile.keys = KEYS + [a + c for c in profile_names]
+    # `when` reads the record only through these columns: it runs once per distinct
+    # (estate, key, these values) and profile, on a representative row (the smallest
+    # row id, so that arrays precomputed per list position are found), as
+    # LocalEngine._profile_pairs shares verdicts between equal records
+    reads = sorted({path[0] for path in field_paths(check.when) if path[0] in model.columns[check.table]}
+                   if check.when is not None else set())
+    reads += [c + "__text" for c in reads if model.has(check.table, c + "__text")]
+    read_columns = "".join(f", {q(c)}" for c in reads)
+    distinct = (f"SELECT `_est`, min(`_rid`) AS `_rid`, {q(a + 'key')}{read_columns} FROM ({frame.relation(extras=extras)}) "
+                f"AS {q(a + 'all')} WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL "
+                f"GROUP BY `_est`, {q(a + 'key')}{read_columns}")
+    by_profile = Frame(model, f"(SELECT /*+ BROADCAST({q(a + 'p')}) */ * FROM ({distinct}) AS {q(a + 'd')} "
+                              f"JOIN ({profiles}) AS {q(a + 'p')} ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')})",
+                       KEYS + [a + c for c in profile_names])
     when_scope = replace(scope, aggregates=profile_scope(a))
-    fire = {a + "fire": _fires(by_profile, check.when, when_scope)}
-    same_profile = " AND ".join(f"{q(a + c)} <=> {q(c)}" for c in profile_names)
-    hint = f"/*+ BROADCAST({q(a + 'o')}) */ " if model.small(check.with_table) else ""
-    inner = by_profile.derived_base(
-        lambda parent: f"SELECT {hint}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in2')} WHERE {q(a + 'fire')}) "
-                       f"AS {q(a + 'r2')} JOIN {q(others_view)} AS {q(a + 'o')} "
-                       f"ON `_est` = {q(OTHER + '_est')} AND {q(a + 'key')} = {q(OTHER + '_key')}"
-                       + (f" AND {same_profile}" if same_profile else ""), fire)
+    fires = _fires(by_profile, check.when, when_scope)
+    fired_rows = by_profile.select(
+        [f"`_est` AS {q(a + 'fe')}", f"{q(a + 'key')} AS {q(a + 'fk')}"]
+        + [f"{q(c)} AS {q(a + 'f_' + c)}" for c in reads] + [q(a + c) for c in profile_names], where=fires)
+    same_record = "".join(f" AND {q(c)} <=> {q(a + 'f_' + c)}" for c in reads)
+    same_profile = "".join(f" AND {q(a + c)} <=> {q(c)}" for c in profile_names)
+    hint = f"/*+ BROADCAST({q(a + 'f')}{', ' + q(a + 'o') if model.small(check.with_table) else ''}) */ "
+    inner = frame.derived_base(
+        lambda parent: f"SELECT {hint}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {q(a + 'w')} "
+                       f"AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} "
+                       f"JOIN ({fired_rows}) AS {q(a + 'f')} ON `_est` = {q(a + 'fe')} AND {q(a + 'key')} = {q(a + 'fk')}"
+                       f"{same_record} "
+                       f"JOIN {q(others_view)} AS {q(a + 'o')} ON `_est` = {q(OTHER + '_est')} "
+                       f"AND {q(a + 'key')} = {q(OTHER + '_key')}{same_profile}", extras)
     inner.keys = KEYS + [OTHER + "_rid"]
     pair_scope = replace(scope, other=Rec(OTHER, other_table), aggregates=profile_scope(a))
-    relative = field_path(scope.record.table, check.field)
+    relative = field_path(table, check.field)
     return fired(inner, [f"CASE WHEN {_fires(inner, check.other_when, pair_scope)} THEN "
                          f"{finding(inner, rule, check, pair_scope, relative)} END"])
 
