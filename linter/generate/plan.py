@@ -7,7 +7,7 @@ generator can stream site by site in constant memory and still write
 consistent cross-references.
 
 Layout:
-- sites: about servers/25 (at least 3). Even sites are *legacy* sites (their
+- sites: about servers/25 (at least 3, at most MAX_SITES). Even sites are *legacy* sites (their
   servers outside DAGs run Exchange 2003 SP2 / 2007 SP3), odd sites *modern*
   ones (2010 SP3 .. 2019 outside DAGs, at least two that can hold a shadow).
 - regions of 20 sites; the first site of a region is its hub. Continents of 20
@@ -34,6 +34,9 @@ from dataclasses import dataclass, field
 
 MASK64 = (1 << 64) - 1
 REGION = 20      # sites per region
+# Beyond 25,000 servers sites grow larger, not more numerous: AD sites follow
+# offices and datacentres, and the site graph's all-pairs costs grow with their square
+MAX_SITES = 1000
 CONTINENT = 20   # regions per continent
 
 T_SITE, T_PAIR, T_PAIRDEF, T_SITEDEF, T_REGION, T_ORG, T_LINK, T_NAME = range(1, 9)
@@ -148,7 +151,7 @@ class Topology:
     def __init__(self, servers: int, seed: int):
         self.seed = seed
         self.servers = servers
-        self.S = max(3, round(servers / 25))
+        self.S = min(MAX_SITES, max(3, round(servers / 25)))
         self.base, self.extra = divmod(servers, self.S)
         self.regions = (self.S + REGION - 1) // REGION
         org = ORG_NAMES[mix(seed, T_NAME, 0) % len(ORG_NAMES)]
