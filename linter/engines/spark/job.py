@@ -194,8 +194,11 @@ def _work(inventory, rules: dict[str, Rule]) -> int:
 def is_local(spark) -> bool:
     try:
         return spark.sparkContext.master.startswith("local")
-    except Exception:  # Spark Connect
-        return False
+    except Exception:  # Spark Connect: no SparkContext here; the server's master, when it says
+        try:
+            return (spark.conf.get("spark.master", "") or "").startswith("local")
+        except Exception:
+            return False
 
 
 def _persistent_rdds(spark) -> set | None:

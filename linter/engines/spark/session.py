@@ -168,7 +168,10 @@ def _connect_session(options: SessionOptions, conf: dict):
     try:
         from pyspark.sql.connect.utils import check_dependencies
 
-        check_dependencies("pyspark.sql.connect")
+        try:
+            check_dependencies()  # PySpark 4
+        except TypeError:
+            check_dependencies("pyspark.sql.connect")  # PySpark 3.5
     except ImportError:
         raise SessionError(CONNECT_HINT) from None
     from pyspark.sql import SparkSession
