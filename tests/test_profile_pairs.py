@@ -16,19 +16,23 @@ from linter.policy.packs import PackError, load_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# RTE005 as it was written before profiles: every (folder, store) pair
-EVERY_PAIR = """
-- id: XPR005
-  title: RTE005 over every pair
-  severity: error
+# a folder x store pairs rule, as a user's pack writes it (id, severity and the rest follow)
+PAIRS_RULE = """
+- id: {id}
+  title: t
+  severity: {severity}
   summary: s
   rationale: r
   fix_hint: f
-  source: {note: test}
+  source: {{note: test}}
   table: PublicFolder
   form: pairs
   with: PublicFolderDatabase
-  join: {left: hierarchy, right: hierarchy}
+  join: {{left: hierarchy, right: hierarchy}}
+"""
+
+# RTE005 as it was written before profiles: every (folder, store) pair
+EVERY_PAIR = PAIRS_RULE.format(id="XPR005", severity="error") + """\
   where: tree == 'IPM_SUBTREE' and size(replicas) > 0
   field: replicas
   checks:
@@ -93,21 +97,9 @@ def test_profiles_equal_every_pair_on_the_broken_samples(every_pair_rules):
 
 
 def _pack(tmp_path, body: str) -> Path:
-    rule = textwrap.dedent("""
-    - id: XPR900
-      title: t
-      severity: warning
-      summary: s
-      rationale: r
-      fix_hint: f
-      source: {note: test}
-      table: PublicFolder
-      form: pairs
-      with: PublicFolderDatabase
-      join: {left: hierarchy, right: hierarchy}
-      message: "m {name}"
-      examples: {bad: [{}], good: [{}]}
-    """) + textwrap.indent(textwrap.dedent(body), "  ")
+    rule = (PAIRS_RULE.format(id="XPR900", severity="warning")
+            + '  message: "m {name}"\n  examples: {bad: [{}], good: [{}]}\n'
+            + textwrap.indent(textwrap.dedent(body), "  "))
     (tmp_path / "p.yaml").write_text(rule)
     return tmp_path
 

@@ -308,12 +308,8 @@ def pairs(model: Model, rule: Rule, check: Check) -> str:
     if check.profile:
         return profile_pairs(model, rule, check)
     other_table = model.tables[check.with_table]
-    left_node, right_node = check.join
-    other_frame = Frame.over(model, check.with_table)
-    right = other_frame.compile(right_node, Scope(Rec("", other_table)))
-    renamed = [f"{q(other_frame.alias)}.{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
-    others = other_frame.select(renamed + [f"{right.sql} AS {q(OTHER + '_key')}"],
-                                where=f"({right.sql}) IS NOT NULL")
+    left_node = check.join[0]
+    others = _partners(model, check, Frame.over(model, check.with_table), [])
     frame = Frame.over(model, check.table)
     scope = Scope(Rec("", model.tables[check.table]))
     a = model.alias()
@@ -330,47 +326,46 @@ def pairs(model: Model, rule: Rule, check: Check) -> str:
                          f"{finding(inner, rule, check, scope, relative)} END"])
 
 
+def _partners(model: Model, check: Check, other_frame: Frame, columns: list[str]) -> str:
+    """SQL of the `with` records that have a join key: every column renamed with
+    the OTHER prefix, the key as `_o__key`, plus ``columns``."""
+    right = other_frame.compile(check.join[1], Scope(Rec("", model.tables[check.with_table])))
+    renamed = [f"{q(other_frame.alias)}.{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
+    return other_frame.select(renamed + [f"{right.sql} AS {q(OTHER + '_key')}"] + columns,
+                              where=f"({right.sql}) IS NOT NULL")
+
+
 def profile_pairs(model: Model, rule: Rule, check: Check) -> str:
     """Pairs with a profile (LocalEngine._profile_pairs): the partners' distinct
-    profiles per join key (a small table, broadcast) are paired with the records
-    and `when` runs once per (record, profile); the (record, profile) rows that
-    fire are joined back to the partners of that profile, where `other_when`
-    picks the findings. The rows formed are records x profiles plus findings,
-    never records x partners."""
+    profiles per join key are a small broadcast table; `when` runs once per
+    distinct (join key, values of the columns it reads) and profile; the rows
+    that fire are joined back to their records and to the partners of that
+    profile, where `other_when` picks the findings. The rows formed are distinct
+    records x profiles plus findings, never records x partners."""
     other_table = model.tables[check.with_table]
-    left_node, right_node = check.join
+    left_node = check.join[0]
     a = model.alias()
     other_frame = Frame.over(model, check.with_table)
     other_scope = Scope(Rec("", other_table))
-    right = other_frame.compile(right_node, other_scope)
     columns: list[str] = []  # profile columns (values and texts), as named in the partners' rows
-    profile_types: dict[str, tuple[str, str | None]] = {}
+    profile_values: dict[str, Val] = {}  # as named in the rows paired with a profile
+    profile_names: list[str] = []
     for name, node in check.profile.items():
         val = other_frame.compile(node, other_scope)
-        columns.append(f"{val.sql} AS {q(OTHER + 'p_' + name)}")
+        column = OTHER + "p_" + name
+        columns.append(f"{val.sql} AS {q(column)}")
+        profile_names.append(column)
         text = None
         if val.text is not None:
-            columns.append(f"{val.text} AS {q(OTHER + 'p_' + name + '__t')}")
-            text = val.text_type
-        profile_types[name] = (val.type, text)
-    renamed = [f"{q(other_frame.alias)}.{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
-    others = other_frame.select(renamed + [f"{right.sql} AS {q(OTHER + '_key')}"] + columns,
-                                where=f"({right.sql}) IS NOT NULL")
+            columns.append(f"{val.text} AS {q(column + '__t')}")
+            profile_names.append(column + "__t")
+            text = q(a + column + "__t")
+        profile_values[name] = Val(q(a + column), val.type, text, val.text_type if text else None)
     others_view = model._view_name(f"{check.with_table}_profiled")
-    model.sql(others).createOrReplaceTempView(others_view)
-    profile_names = [f"{OTHER}p_{n}" for n in check.profile] + [f"{OTHER}p_{n}__t" for n, (_, t) in
-                                                                 profile_types.items() if t is not None]
+    model.sql(_partners(model, check, other_frame, columns)).createOrReplaceTempView(others_view)
     picked = ", ".join([f"{q(OTHER + '_est')} AS {q(a + 'pe')}", f"{q(OTHER + '_key')} AS {q(a + 'pk')}"]
                        + [f"{q(c)} AS {q(a + c)}" for c in profile_names])
     profiles = f"SELECT DISTINCT {picked} FROM {q(others_view)}"
-
-    def profile_scope(prefix: str) -> dict:
-        values = {}
-        for name, (kind, text_type) in profile_types.items():
-            column = f"{prefix}{OTHER}p_{name}"
-            text = q(column + "__t") if text_type is not None else None
-            values[name] = Val(q(column), kind, text, text_type)
-        return {"profile": values}
 
     table = model.tables[check.table]
     frame = Frame.over(model, check.table)
@@ -390,7 +385,7 @@ def profile_pairs(model: Model, rule: Rule, check: Check) -> str:
     by_profile = Frame(model, f"(SELECT /*+ BROADCAST({q(a + 'p')}) */ * FROM ({distinct}) AS {q(a + 'd')} "
                               f"JOIN ({profiles}) AS {q(a + 'p')} ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')})",
                        KEYS + [a + c for c in profile_names])
-    when_scope = replace(scope, aggregates=profile_scope(a))
+    when_scope = replace(scope, aggregates={"profile": profile_values})
     fires = _fires(by_profile, check.when, when_scope)
     fired_rows = by_profile.select(
         [f"`_est` AS {q(a + 'fe')}", f"{q(a + 'key')} AS {q(a + 'fk')}"]
@@ -406,7 +401,7 @@ def profile_pairs(model: Model, rule: Rule, check: Check) -> str:
                        f"JOIN {q(others_view)} AS {q(a + 'o')} ON `_est` = {q(OTHER + '_est')} "
                        f"AND {q(a + 'key')} = {q(OTHER + '_key')}{same_profile}", extras)
     inner.keys = KEYS + [OTHER + "_rid"]
-    pair_scope = replace(scope, other=Rec(OTHER, other_table), aggregates=profile_scope(a))
+    pair_scope = replace(scope, other=Rec(OTHER, other_table), aggregates={"profile": profile_values})
     relative = field_path(table, check.field)
     return fired(inner, [f"CASE WHEN {_fires(inner, check.other_when, pair_scope)} THEN "
                          f"{finding(inner, rule, check, pair_scope, relative)} END"])
