@@ -14,8 +14,8 @@ the local engine's semantics (linter/engines/local.py) reproduced exactly:
   higher-order functions on the array (``aggregate``/``transform``/``filter``)
   when the condition needs no join, and otherwise a posexplode, the joins, a
   group-by on the row's key and a left join back;
-- ``site_cost``/``site_group`` read small maps computed in Python from the
-  site graph (linter.topology), joined as a one-row-per-estate table.
+- ``site_cost``/``site_group`` index arrays computed in Python from the site
+  graph (linter.topology; Model._graph), joined as a one-row-per-estate table.
 
 A Frame is a query under construction: a base relation and a list of joins
 whose column lists grow while expressions are compiled; its SQL is rendered
@@ -313,7 +313,7 @@ class Frame:
         return Rec("", self.model.tables["Organization"], self.org)
 
     def site_maps(self) -> str:
-        """SQL of the estate's site-graph struct (cost, group)."""
+        """SQL of the estate's site-graph struct (n, m, idx, cost, group: Model._graph)."""
         if self.graph is None:
             self.graph = self._lookup(self.model.graph_view, None)
             self.hints.append(self.graph.alias)
@@ -540,6 +540,13 @@ class Frame:
             return Val("false", BOOL)
         return Val(f"coalesce({self.column(rec, column)}, false)", BOOL)
 
+    def _site_number(self, site: str) -> str:
+        """The site's number in the estate's graph (Model._graph), null when the
+        site is in no list or link: a hash bucket, then a one- or two-key map."""
+        maps = self.site_maps()
+        bucket = f"element_at({maps}.`idx`, CAST(pmod(xxhash64({site}), {maps}.`m`) AS INT) + 1)"
+        return f"element_at({bucket}, {site})"
+
     def _fn_site_group(self, args, scope):
         site = self.compile(args[0], scope)
         if site.type == NULL:
@@ -547,7 +554,7 @@ class Frame:
         if site.type not in (STR, ANY):
             return site
         maps = self.site_maps()
-        return Val(f"coalesce(element_at({maps}.`group`, {site.sql}), {site.sql})", STR)
+        return Val(f"coalesce(element_at({maps}.`group`, {self._site_number(site.sql)} + 1), {site.sql})", STR)
 
     def _fn_site_cost(self, args, scope):
         a, b = self.compile(args[0], scope), self.compile(args[1], scope)
@@ -556,7 +563,8 @@ class Frame:
         if a.type not in (STR, ANY) or b.type not in (STR, ANY):
             raise CompileError("site_cost of values that are not site names")
         maps = self.site_maps()
-        cost = f"element_at(element_at({maps}.`cost`, {a.sql}), {b.sql})"
+        cell = f"{self._site_number(a.sql)} * {maps}.`n` + {self._site_number(b.sql)} + 1"
+        cost = f"element_at({maps}.`cost`, {cell})"
         return Val(f"CASE WHEN {a.sql} IS NULL OR {b.sql} IS NULL THEN CAST(NULL AS BIGINT) "
                    f"WHEN {a.sql} = {b.sql} THEN CAST(0 AS BIGINT) "
                    f"ELSE coalesce({cost}, CAST({UNREACHABLE} AS BIGINT)) END", INT)

@@ -379,7 +379,11 @@ def profile_pairs(model: Model, rule: Rule, check: Check) -> str:
                    if check.when is not None else set())
     reads += [c + "__text" for c in reads if model.has(check.table, c + "__text")]
     read_columns = "".join(f", {q(c)}" for c in reads)
-    distinct = (f"SELECT `_est`, min(`_rid`) AS `_rid`, {q(a + 'key')}{read_columns} FROM ({frame.relation(extras=extras)}) "
+    # Adaptive execution sizes the partitions by the distinct rows, a few thousand,
+    # and would put them in one task, yet each becomes a row per profile here (the
+    # bulk of the rule's work): spread them over the shuffle partitions.
+    spread = int(model.spark.conf.get("spark.sql.shuffle.partitions") or 8)
+    distinct = (f"SELECT /*+ REPARTITION({spread}) */ `_est`, min(`_rid`) AS `_rid`, {q(a + 'key')}{read_columns} FROM ({frame.relation(extras=extras)}) "
                 f"AS {q(a + 'all')} WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL "
                 f"GROUP BY `_est`, {q(a + 'key')}{read_columns}")
     by_profile = Frame(model, f"(SELECT /*+ BROADCAST({q(a + 'p')}) */ * FROM ({distinct}) AS {q(a + 'd')} "

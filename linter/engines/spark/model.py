@@ -1,5 +1,5 @@
 """The estate model on Spark: one temporary view per table with its derived
-fields, the Organization row of each estate, the site graph as small maps, and
+fields, the Organization row of each estate, the site graph as small arrays, and
 the name-deduplicated tables that navigation joins.
 
 Mirrors linter.estate.build_model and LocalEngine._compute_derived: derived
@@ -18,7 +18,7 @@ from linter.engines.spark.sqltext import q, typed_null
 from linter.estate import default_organization
 from linter.model.tables import load_tables
 from linter.policy.expr import parse
-from linter.topology import build_site_graph
+from linter.topology import UNREACHABLE, build_site_graph
 
 BROADCAST_ROWS = 200_000  # navigation targets up to this size are broadcast
 KEYS = ["_est", "_rid"]
@@ -276,25 +276,55 @@ class Model:
         return name
 
     def _graph(self) -> str:
-        """Per estate: cheapest site-link costs and connected groups (linter.topology)."""
+        """Per estate, the site graph (linter.topology) in arrays that expressions
+        index in constant time: Spark looks a key up in a map by scanning all its
+        keys, so a map of 1,000 sites to their costs made every site_cost a scan of
+        two thousand names. Sites are numbered (sorted names); ``idx`` hashes a name
+        to its number (``m`` buckets of Spark's xxhash64, a bucket holding one or
+        two names), ``cost`` is the n x n matrix of cheapest costs (UNREACHABLE where
+        no chain of links joins them; 8 bytes per pair: 8 MB at 1,000 sites) and
+        ``group`` the connected group of each site."""
         sites: dict[int, list] = {}
         links: dict[int, list] = {}
         for row in self.sql(f"SELECT `_est`, `name` FROM {q(self.views['Site'])}").collect():
             sites.setdefault(row["_est"], []).append(row["name"])
         for row in self.sql(f"SELECT `_est`, `sites`, `cost` FROM {q(self.views['SiteLink'])}").collect():
             links.setdefault(row["_est"], []).append((list(row["sites"] or []), row["cost"]))
+        graphs = {est: build_site_graph(sites.get(est, []), links.get(est, [])) for est in self.estates}
+        names = {est: sorted(graph.group_of) for est, graph in graphs.items()}
+        hashes = self._site_hashes({name for listed in names.values() for name in listed})
         data = []
-        for est in self.estates:
-            graph = build_site_graph(sites.get(est, []), links.get(est, []))
-            costs: dict[str, dict[str, int]] = {}
-            for (a, b), cost in graph.cost.items():
-                costs.setdefault(a, {})[b] = cost
-            data.append((est, costs, dict(graph.group_of)))
-        schema = "_k_est long, _k_rec struct<cost: map<string,map<string,long>>, `group`: map<string,string>>"
-        frame = self.spark.createDataFrame([(est, (costs, groups)) for est, costs, groups in data], schema)
+        for est, graph in graphs.items():
+            listed = names[est]
+            n = len(listed)
+            number = {name: i for i, name in enumerate(listed)}
+            m = 1
+            while m < 2 * n:
+                m *= 2
+            buckets: list = [None] * m
+            for name, i in number.items():
+                slot = hashes[name] % m  # Python's % is Spark's pmod for a positive m
+                buckets[slot] = {**(buckets[slot] or {}), name: i}
+            cost = [UNREACHABLE] * (n * n)
+            for i in range(n):
+                cost[i * n + i] = 0
+            for (a, b), value in graph.cost.items():
+                cost[number[a] * n + number[b]] = value
+            data.append((est, (n, m, buckets, cost, [graph.group_of[name] for name in listed])))
+        schema = ("_k_est long, _k_rec struct<n: int, m: int, idx: array<map<string,int>>, "
+                  "cost: array<bigint>, `group`: array<string>>")
+        frame = self.spark.createDataFrame(data, schema)
         name = self._view_name("site_graph")
         frame.createOrReplaceTempView(name)
         return name
+
+    def _site_hashes(self, names: set) -> dict:
+        """Spark's own xxhash64 of each site name (the buckets must agree with the
+        expressions that probe them)."""
+        if not names:
+            return {}
+        frame = self.spark.createDataFrame([(name,) for name in sorted(names)], "name string")
+        return {row[0]: row[1] for row in frame.selectExpr("name", "xxhash64(name)").collect()}
 
     def unpersist(self) -> None:
         for name in self.registered:
