@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from linter.findings import Finding
 
+UNUSED_MESSAGE = "unused suppression of {rule}: nothing here raises it any more; remove it from the comment"
 _COMMENT = re.compile(
     r"#\s*exlint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_, ]+?)(?:\s+reason\s*=\s*\"([^\"]*)\")?\s*$"
 )
@@ -81,7 +82,7 @@ def unused_suppressions(suppressions: list[Suppression]) -> list[Finding]:
             if rule not in suppression.used:
                 out.append(Finding(
                     "EXL010", "warning",
-                    f"unused suppression of {rule}: nothing here raises it any more; remove it from the comment",
+                    UNUSED_MESSAGE.format(rule=rule),
                     suppression.file, suppression.line, suppression.column, None, None,
                 ))
     return out

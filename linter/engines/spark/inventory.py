@@ -26,10 +26,11 @@ from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
 from linter.runner import display_path
 from linter.schema import validate_document
+from linter.suppressions import parse_suppressions
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet", ".parq")
-FINDING_TAG, STATS_TAG = "F", "S"
+FINDING_TAG, STATS_TAG, SUPPRESSION_TAG = "F", "S", "X"
 CHUNK_BYTES = 8 * 1024 * 1024  # JSON Lines files are cut into ranges of about this size
 _RID_SHIFT = 36  # row id = partition index << 36 | counter
 
@@ -87,17 +88,17 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None) -> list[Inpu
 
 # -- rows ---------------------------------------------------------------------
 class Emitter:
-    """Builds the union rows of one partition: (tag, S, F, table1, table2, ...)."""
+    """Builds the union rows of one partition: (tag, S, F, X, table1, table2, ...)."""
 
     def __init__(self, partition: int):
         self.tables = load_tables()
         self.names = list(self.tables)
-        self.slot = {name: 3 + i for i, name in enumerate(self.names)}
+        self.slot = {name: 4 + i for i, name in enumerate(self.names)}
         self.columns = {name: rows.table_columns(spec) for name, spec in self.tables.items()}
         self.by_kind: dict[str, list] = {}
         for spec in self.tables.values():
             self.by_kind.setdefault(spec.document, []).append(spec)
-        self.width = 3 + len(self.names)
+        self.width = 4 + len(self.names)
         self.base = partition << _RID_SHIFT
         self.counter = 0
 
@@ -109,6 +110,10 @@ class Emitter:
 
     def finding(self, finding: Finding, est: int) -> tuple:
         return self._row(FINDING_TAG, 2, rows.finding_row(finding, est))
+
+    def suppressions(self, display: str, text: str | None, est: int) -> list:
+        return [self._row(SUPPRESSION_TAG, 3, (est, s.file, s.line, s.column, s.applies_to, rule))
+                for s in parse_suppressions(display, text) for rule in s.rules]
 
     def stats(self, est: int, files: int, documents: int, records_in: int, linted: int) -> tuple:
         return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted))
@@ -132,7 +137,8 @@ class Emitter:
 def union_columns() -> list[tuple[str, str]]:
     tables = load_tables()
     cols = [("_t", "string"), (STATS_TAG, f"struct<{rows.ddl(rows.STATS)}>"),
-            (FINDING_TAG, f"struct<{rows.ddl(rows.FINDING)}>")]
+            (FINDING_TAG, f"struct<{rows.ddl(rows.FINDING)}>"),
+            (SUPPRESSION_TAG, f"struct<{rows.ddl(rows.SUPPRESSION)}>")]
     for name, spec in tables.items():
         cols.append((name, f"struct<{rows.ddl(rows.table_columns(spec))}>"))
     return cols
@@ -149,6 +155,7 @@ def _yaml_rows(emit: Emitter, task) -> list:
     if loaded is None:
         out.append(emit.finding(failure, est))
         return out + [emit.stats(est, 1, 0, 1, 0)]
+    out.extend(emit.suppressions(loaded.path, loaded.text, est))
     broken = 0
     for finding in loaded.findings:
         out.append(emit.finding(finding, est))
@@ -345,6 +352,7 @@ class Inventory:
     union: object  # the persisted union DataFrame
     tables: dict  # table name -> DataFrame of records
     findings: object  # DataFrame of loader/validator findings (FINDING columns)
+    suppressions: object  # DataFrame of the YAML files' inline suppressions (SUPPRESSION columns)
     stats: dict  # estate -> {files, documents, records_in, linted}
     counts: dict  # table name -> number of records (all estates)
 
@@ -433,8 +441,11 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
     for name in load_tables():
         tables[name] = union.filter(F.col("_t") == name).select(f"`{name}`.*")
     findings = union.filter(F.col("_t") == FINDING_TAG).select(f"{FINDING_TAG}.*")
+    suppressions = None
+    if tag_counts.get(SUPPRESSION_TAG):
+        suppressions = union.filter(F.col("_t") == SUPPRESSION_TAG).select(f"{SUPPRESSION_TAG}.*")
     counts = {name: int(tag_counts.get(name, 0)) for name in load_tables()}
-    return Inventory(union, tables, findings, stats, counts)
+    return Inventory(union, tables, findings, suppressions, stats, counts)
 
 
 def _shifted(function, offset: int):

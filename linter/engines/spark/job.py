@@ -17,6 +17,7 @@ from linter.engines.spark.records import FINDING, spark_schema
 from linter.engines.spark.session import SMALL_CONF, SMALL_RECORDS, RuntimeConf
 from linter.engines.spark.sqltext import q, string
 from linter.policy.packs import Rule
+from linter.suppressions import UNUSED_MESSAGE
 
 BUILTIN_IDS = ("EXL000", "EXL001", "EXL002", "EXL003", "EXL004", "EXL005")
 
@@ -133,10 +134,41 @@ def finalize(frame, rules: dict[str, Rule], config, select=(), ignore=()):
     return frame.dropDuplicates()
 
 
+def suppress(spark, model: Model, findings, suppressions, rules, config, select, ignore):
+    """linter.suppressions in Spark: a finding is silenced by a suppression of its
+    file on its line (or of the whole file) naming its rule or a prefix of it; each
+    finding uses the first such rule of the suppression (in sorted order), and a
+    suppression rule that silences nothing is an EXL010 finding (configured as any
+    other). Suppressions are few: broadcast."""
+    found, supp = model.alias() + "sf", model.alias() + "ss"
+    findings.createOrReplaceTempView(found)
+    suppressions.createOrReplaceTempView(supp)
+    model.registered += [found, supp]
+    matches = (f"`s`.`_est` = `f`.`_est` AND `s`.`file` = `f`.`file` "
+               f"AND (`s`.`applies` IS NULL OR `s`.`applies` = `f`.`line`) AND startswith(`f`.`rule`, `s`.`rule`)")
+    kept = spark.sql(f"SELECT /*+ BROADCAST(`s`) */ `f`.* FROM {q(found)} AS `f` LEFT ANTI JOIN {q(supp)} AS `s` "
+                     f"ON {matches}")
+    finding_key = ", ".join(f"`f`.{q(name)}" for name, _ in FINDING)
+    used = (f"SELECT /*+ BROADCAST(`s`) */ `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, min(`s`.`rule`) AS `rule` "
+            f"FROM {q(found)} AS `f` JOIN {q(supp)} AS `s` ON {matches} "
+            f"GROUP BY `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, {finding_key}")
+    before, _, after = UNUSED_MESSAGE.partition("{rule}")
+    unused = spark.sql(
+        f"SELECT `s`.`_est`, 'EXL010' AS `rule`, 'warning' AS `severity`, "
+        f"concat({string(before)}, `s`.`rule`, {string(after)}) AS `message`, `s`.`file`, `s`.`line`, "
+        f"`s`.`column`, CAST(NULL AS STRING) AS `path`, CAST(NULL AS STRING) AS `entity_kind`, "
+        f"CAST(NULL AS STRING) AS `entity_name` FROM {q(supp)} AS `s` "
+        f"LEFT ANTI JOIN ({used}) AS `u` ON `s`.`_est` = `u`.`_est` AND `s`.`file` = `u`.`file` "
+        f"AND `s`.`line` = `u`.`line` AND `s`.`column` = `u`.`column` AND `s`.`rule` = `u`.`rule`")
+    return kept.unionByName(finalize(unused, rules, config, select, ignore))
+
+
 def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=(),
-        checkpoint: bool | None = None, user_conf: dict | None = None, progress=None) -> EstateRun:
+        checkpoint: bool | None = None, user_conf: dict | None = None, progress=None,
+        inline_suppressions: bool = True) -> EstateRun:
     """Lint the inventory; ``checkpoint``: keep intermediate tables as local
     checkpoints (default in local mode) rather than persisted with lineage;
+    ``inline_suppressions``: apply the YAML files' ``# exlint: disable=`` comments;
     ``user_conf``: settings the user gave, which the run's tuning leaves alone;
     ``progress``: a linter.progress.Progress, told the stages validate and evaluate."""
     if progress is None:
@@ -171,6 +203,8 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if extra is not None:
         findings = findings.unionByName(extra)
     findings = finalize(findings, rules, config, select, ignore)
+    if inline_suppressions and inventory.suppressions is not None:
+        findings = suppress(spark, model, findings, inventory.suppressions, rules, config, select, ignore)
     findings = keep(findings, checkpoint)  # computed once; writing, counting and printing read it
     progress.advance(len(enabled))
     if small:

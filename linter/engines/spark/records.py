@@ -33,6 +33,9 @@ FINDING = [
     ("_est", "long"), ("rule", "string"), ("severity", "string"), ("message", "string"), ("file", "string"),
     ("line", "long"), ("column", "long"), ("path", "string"), ("entity_kind", "string"), ("entity_name", "string"),
 ]
+# an inline suppression of a YAML file (linter.suppressions), one row per rule it names
+SUPPRESSION = [("_est", "long"), ("file", "string"), ("line", "long"), ("column", "long"), ("applies", "long"),
+               ("rule", "string")]
 STATS = [("_est", "long"), ("files", "long"), ("documents", "long"), ("records_in", "long"), ("linted", "long")]
 _INT64 = 2**63
 

@@ -1,0 +1,91 @@
+"""Inline suppressions (`# exlint: disable=`) in an estate's YAML files silence
+the same findings in `exlint estate` as in `exlint check`, and the same unused
+ones are reported (EXL010): on the finding's line, on a line of their own before
+it, for the whole file, by rule prefix, and a suppression naming a prefix and a
+full ID (the finding uses the first in sorted order; the other is unused)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from parity import key
+
+from linter.config import Config
+from linter.runner import Options, lint
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _plain_line(text: str) -> bool:
+    """A one-line `key: value` (a comment appended to it ends the line)."""
+    stripped = text.split("#")[0].strip()
+    return ":" in stripped and not stripped.endswith(("|", ">", "|-", ">-", ":")) and stripped.count('"') % 2 == 0
+
+
+def _annotate(directory: Path) -> None:
+    """Suppression comments for some findings of the local engine, written into the files."""
+    findings = [f for f in lint(Options([str(directory)], use_cache=False)).findings
+                if f.file and f.line and f.rule not in ("EXL001", "EXL002")]
+    by_file: dict[str, list] = {}
+    for finding in findings:
+        by_file.setdefault(finding.file, []).append(finding)
+    files = sorted(by_file, key=lambda f: -len(by_file[f]))
+    assert len(files) >= 3, "the broken samples should raise findings in several files"
+    edits: dict[Path, dict[int, str]] = {}
+
+    def put(file, line, how):
+        edits.setdefault(Path(file), {})[line] = how
+
+    first = sorted(by_file[files[0]], key=lambda f: (f.line, f.rule))
+    plain = [f for f in first if _plain_line(Path(f.file).read_text().splitlines()[f.line - 1])]
+    assert len(plain) >= 2
+    put(plain[0].file, plain[0].line, f"end:{plain[0].rule}")  # on the finding's line
+    put(plain[1].file, plain[1].line, f"above:{plain[1].rule[:3]},{plain[1].rule}")  # prefix first, full ID unused
+    second = by_file[files[1]][0]
+    put(second.file, 1, f"file:{second.rule}")  # the whole file
+    put(files[2], 1, "file:ZZZ999")  # silences nothing
+    for path, lines in edits.items():
+        text = path.read_text().splitlines()
+        for line in sorted(lines, reverse=True):  # from the bottom, so earlier line numbers hold
+            where, rules = lines[line].split(":", 1)
+            if where == "end":
+                text[line - 1] += f"  # exlint: disable={rules} reason=\"test\""
+            elif where == "above":
+                indent = text[line - 1][: len(text[line - 1]) - len(text[line - 1].lstrip())]
+                text.insert(line - 1, f"{indent}# exlint: disable={rules}")
+            else:
+                text.insert(0, f"# exlint: disable-file={rules}")
+        path.write_text("\n".join(text) + "\n")
+
+
+def _spark(spark, directory: Path, inline: bool) -> set:
+    from linter.engines.spark import job
+    from linter.engines.spark.inventory import discover_inputs
+    from linter.policy.packs import load_rules
+
+    run = job.run(spark, discover_inputs([str(directory)]), load_rules(), Config(), inline_suppressions=inline)
+    try:
+        out = set()
+        for row in run.findings.toLocalIterator():
+            finding = row.asDict()
+            finding["entity"] = ({"kind": finding["entity_kind"], "name": finding["entity_name"]}
+                                 if finding["entity_kind"] else None)
+            out.add(key(finding))
+        return out
+    finally:
+        run.close()
+
+
+def test_suppressions_silence_the_findings_check_silences(spark, tmp_path):
+    directory = tmp_path / "broken"
+    shutil.copytree(ROOT / "samples" / "broken", directory)
+    _annotate(directory)
+    local = {key(f.as_dict()) for f in lint(Options([str(directory)], use_cache=False)).findings}
+    audit = {key(f.as_dict()) for f in lint(Options([str(directory)], use_cache=False,
+                                                    inline_suppressions=False)).findings}
+    unused = sorted(f[2].split(":")[0] for f in local if f[0] == "EXL010")
+    # what the comments mean, in the local engine: the prefix's partner and ZZZ999 are unused
+    assert len(unused) == 2 and "unused suppression of ZZZ999" in unused, unused
+    assert len(audit - local) >= 3, "the comments should silence findings"
+    assert _spark(spark, directory, True) == local
+    assert _spark(spark, directory, False) == audit
