@@ -10,7 +10,8 @@ For each size: a JSON Lines inventory from linter.generate (seed 1, defect rate
 - bare Spark reads of the same file, measured in the same run after a warm-up
   read: its lines counted (``spark.read.text``) and its records counted
   (``spark.read.json``, every line parsed); the engine's time as a multiple of each;
-- the local engine on the same documents (where it fits: --local-max servers);
+- the local engine on the same documents (where it fits: --local-max servers),
+  in a process of its own, with its peak RSS;
 - driver peak RSS (the Python driver and the Spark driver JVM).
 
 Prints a table and, with --json, the numbers as JSON. No assertion: a benchmark
@@ -88,6 +89,17 @@ def estate(spark, path: Path) -> tuple[float, dict, int]:
     return elapsed, stats, findings
 
 
+def local_in_child(path: Path) -> tuple[float, int, float]:
+    """The local engine in a process of its own: its peak memory is its own, and
+    the Spark driver's peak is not inflated by it."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, __file__, "--local-only", str(path)], capture_output=True, text=True,
+                          check=True)
+    seconds, findings, peak = json.loads(done.stdout.strip().splitlines()[-1])
+    return seconds, findings, peak
+
+
 def local(path: Path) -> tuple[float, int]:
     from linter.engines.local import LocalEngine
     from linter.engines.spark.inventory import json_document
@@ -117,7 +129,12 @@ def main(argv=None) -> int:
     parser.add_argument("--local-max", type=int, default=10000, help="largest size the local engine runs on")
     parser.add_argument("--workdir", help="where the generated inventories are kept (default: a temporary dir)")
     parser.add_argument("--json", action="store_true", help="also print the results as JSON")
+    parser.add_argument("--local-only", metavar="INVENTORY", help=argparse.SUPPRESS)  # the child of local_in_child
     args = parser.parse_args(argv)
+    if args.local_only:
+        seconds, findings = local(Path(args.local_only))
+        print(json.dumps([seconds, findings, python_peak_rss_mb()]))
+        return 0
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
 
     from linter.engines.spark.session import SessionOptions, build_session
@@ -143,8 +160,8 @@ def main(argv=None) -> int:
             "python_peak_rss_mb": round(python_peak_rss_mb()), "jvm_peak_rss_mb": jvm_peak_rss_mb(spark),
         }
         if servers <= args.local_max:
-            local_seconds, local_findings = local(path)
-            row.update(local_s=round(local_seconds, 1), local_findings=local_findings,
+            local_seconds, local_findings, local_peak = local_in_child(path)
+            row.update(local_s=round(local_seconds, 1), local_findings=local_findings, local_peak_rss_mb=round(local_peak),
                        spark_vs_local=round(seconds / local_seconds, 2) if local_seconds else None)
         results.append(row)
         print(f"  {servers} servers done in {seconds:.1f}s", file=sys.stderr)
@@ -156,12 +173,12 @@ def main(argv=None) -> int:
     print(f"Spark session start: {session_seconds:.1f}s (local[*], {os.cpu_count()} cores)")
     header = (f"{'servers':>8} {'records':>9} {'MB':>6} {'estate s':>9} {'rec/s':>8} {'text s':>7} {'x text':>7} "
               f"{'json s':>7} {'x json':>7} "
-              f"{'local s':>8} {'findings':>9} {'py MB':>6} {'jvm MB':>7}")
+              f"{'local s':>8} {'local MB':>8} {'findings':>9} {'py MB':>6} {'jvm MB':>7}")
     print(header)
     for r in results:
         print(f"{r['servers']:>8} {r['records_in']:>9} {r['mb']:>6} {r['estate_s']:>9} {r['records_per_s']:>8} "
               f"{r['bare_text_s']:>7} {r['ratio_to_bare_text']:>7} {r['bare_json_s']:>7} {r['ratio_to_bare_json']:>7} "
-              f"{r.get('local_s', '-'):>8} {r['findings']:>9} "
+              f"{r.get('local_s', '-'):>8} {r.get('local_peak_rss_mb', '-'):>8} {r['findings']:>9} "
               f"{r['python_peak_rss_mb']:>6} {round(r['jvm_peak_rss_mb'] or 0):>7}")
     if growth is not None:
         print(f"growth 10k -> 100k servers: x{growth} time for x10 servers")
