@@ -8,7 +8,8 @@ each partition runs the same Python as ``exlint check``: ``load_file`` /
 ``json.loads``, ``validate_document`` and ``build_records`` for every table.
 
 Every row goes into one DataFrame with one struct column per table (plus
-``F`` for findings of the loader and validator, and ``S`` for counts), so that
+``F`` for findings of the loader and validator, ``S`` for counts and ``X`` for
+the YAML files' inline suppressions), so that
 the Python-to-JVM conversion happens once; it is persisted and split per table.
 """
 from __future__ import annotations
@@ -352,7 +353,7 @@ class Inventory:
     union: object  # the persisted union DataFrame
     tables: dict  # table name -> DataFrame of records
     findings: object  # DataFrame of loader/validator findings (FINDING columns)
-    suppressions: object  # DataFrame of the YAML files' inline suppressions (SUPPRESSION columns)
+    suppressions: object  # the YAML files' inline suppressions (SUPPRESSION columns); None when none
     stats: dict  # estate -> {files, documents, records_in, linted}
     counts: dict  # table name -> number of records (all estates)
 
