@@ -149,8 +149,8 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
     kept = spark.sql(f"SELECT /*+ BROADCAST(`s`) */ `f`.* FROM {q(found)} AS `f` LEFT ANTI JOIN {q(supp)} AS `s` "
                      f"ON {matches}")
     finding_key = ", ".join(f"`f`.{q(name)}" for name, _ in FINDING)
-    used = (f"SELECT /*+ BROADCAST(`s`) */ `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, min(`s`.`rule`) AS `rule` "
-            f"FROM {q(found)} AS `f` JOIN {q(supp)} AS `s` ON {matches} "
+    used = (f"SELECT /*+ BROADCAST(`s`) */ `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, "
+            f"min(`s`.`rule`) AS `rule` FROM {q(found)} AS `f` JOIN {q(supp)} AS `s` ON {matches} "
             f"GROUP BY `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, {finding_key}")
     before, _, after = UNUSED_MESSAGE.partition("{rule}")
     unused = spark.sql(
@@ -202,10 +202,11 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     extra = failure_findings(spark, model, failures)
     if extra is not None:
         findings = findings.unionByName(extra)
-    findings = finalize(findings, rules, config, select, ignore)
+    # computed once; suppressing, writing, counting and printing read it
+    findings = keep(finalize(findings, rules, config, select, ignore), checkpoint)
     if inline_suppressions and inventory.suppressions is not None:
-        findings = suppress(spark, model, findings, inventory.suppressions, rules, config, select, ignore)
-    findings = keep(findings, checkpoint)  # computed once; writing, counting and printing read it
+        findings = keep(suppress(spark, model, findings, inventory.suppressions, rules, config, select, ignore),
+                        checkpoint)
     progress.advance(len(enabled))
     if small:
         findings = findings.coalesce(2)
