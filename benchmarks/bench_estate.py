@@ -161,7 +161,8 @@ def main(argv=None) -> int:
         }
         if servers <= args.local_max:
             local_seconds, local_findings, local_peak = local_in_child(path)
-            row.update(local_s=round(local_seconds, 1), local_findings=local_findings, local_peak_rss_mb=round(local_peak),
+            row.update(local_s=round(local_seconds, 1), local_findings=local_findings,
+                       local_peak_rss_mb=round(local_peak),
                        spark_vs_local=round(seconds / local_seconds, 2) if local_seconds else None)
         results.append(row)
         print(f"  {servers} servers done in {seconds:.1f}s", file=sys.stderr)

@@ -37,8 +37,9 @@ def _annotate(directory: Path) -> None:
         edits.setdefault(Path(file), {})[line] = how
 
     first = sorted(by_file[files[0]], key=lambda f: (f.line, f.rule))
-    plain = [f for f in first if _plain_line(Path(f.file).read_text().splitlines()[f.line - 1])]
-    assert len(plain) >= 2
+    lines = Path(files[0]).read_text().splitlines()
+    plain = list({f.line: f for f in reversed(first) if _plain_line(lines[f.line - 1])}.values())[::-1]
+    assert len(plain) >= 2 and plain[0].line != plain[1].line  # one edit per line, else one overwrites the other
     put(plain[0].file, plain[0].line, f"end:{plain[0].rule}")  # on the finding's line
     put(plain[1].file, plain[1].line, f"above:{plain[1].rule[:3]},{plain[1].rule}")  # prefix first, full ID unused
     second = by_file[files[1]][0]
