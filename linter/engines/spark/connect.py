@@ -80,7 +80,24 @@ def _parse_parquet(schema_json: str, files: dict, columns: list[str]):
     return run
 
 
-def union_frame(spark, inputs, schema, yaml_tasks, jsonl_tasks, parquet_frame=None):
+def _parse_lines(schema_json: str):
+    def run(batches):
+        from pyspark import TaskContext
+        from pyspark.sql.pandas.types import to_arrow_schema
+        from pyspark.sql.types import StructType
+
+        from linter.engines.spark.inventory import lines_partition
+
+        schema = StructType.fromJson(json.loads(schema_json))
+        arrow_schema = to_arrow_schema(schema)
+        context = TaskContext.get()
+        index = (context.partitionId() if context else 0) + (1 << 20)
+        rows = (row for batch in batches for row in batch.to_pylist())
+        yield from _batches(lines_partition(index, rows), schema, arrow_schema)
+    return run
+
+
+def union_frame(spark, inputs, schema, yaml_tasks, jsonl_tasks, parquet_frame=None, lines=None):
     """The union DataFrame of inventory.read_inventory, built with mapInArrow."""
     tasks = [("yaml", est, path, display, 0, 0, 0, i) for i, (est, path, display) in enumerate(yaml_tasks)]
     tasks += [("jsonl", est, path, display, start, stop, first, len(tasks) + i)
@@ -91,6 +108,8 @@ def union_frame(spark, inputs, schema, yaml_tasks, jsonl_tasks, parquet_frame=No
         frame = spark.createDataFrame(tasks, TASK_SCHEMA)
         frame = frame.repartition(max(1, min(len(tasks), 8)), "slot")
         frames.append(frame.mapInArrow(_parse_tasks(schema_json), schema))
+    if lines is not None:  # JSON lines the SQL path left to Python (native.py)
+        frames.append(lines.mapInArrow(_parse_lines(schema_json), schema))
     if parquet_frame is not None:
         frame, files, columns = parquet_frame
         frames.append(frame.mapInArrow(_parse_parquet(schema_json, files, columns), schema))

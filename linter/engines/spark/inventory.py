@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from linter.engines.spark import native as native_sql
 from linter.engines.spark import records as rows
 from linter.findings import Finding, format_path
 from linter.loading import YAML_SUFFIXES, Document, InputError, load_file, walk_files
@@ -117,7 +118,7 @@ class Emitter:
                 for s in parse_suppressions(display, text) for rule in s.rules]
 
     def stats(self, est: int, files: int, documents: int, records_in: int, linted: int) -> tuple:
-        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted))
+        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted, 0))
 
     def document(self, document: Document, est: int):
         """Rows of one document (findings, and records when it can be modelled),
@@ -259,21 +260,42 @@ def _jsonl_rows(emit: Emitter, task) -> list:
         handle.seek(start)
         data = handle.read(end - start)
     for offset, raw in enumerate(data.split(b"\n")):
-        number = first_line + offset
-        if start == 0 and offset == 0 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        if not raw.strip():
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            items.append((number, None, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"))
-            continue
-        if "\x00" in text:
-            items.append((number, None, "NUL byte in a JSON line: this is not JSON text"))
-            continue
-        items.append((number, text, None))
+        item = line_item(first_line + offset, raw)
+        if item is not None:
+            items.append(item)
     return _documents_rows(emit, est, display, items, start == 0)
+
+
+def line_item(number: int, raw: bytes):
+    """(line number, JSON text or None, error or None) of one line; None for a blank line."""
+    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if not raw.strip():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return number, None, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
+    if "\x00" in text:
+        return number, None, "NUL byte in a JSON line: this is not JSON text"
+    return number, text, None
+
+
+def lines_partition(index, iterator):
+    """Rows of the lines the SQL path left to Python (native.LINE rows, in file order)."""
+    emit = Emitter(index)
+    current, items = None, []
+    for row in iterator:
+        key = (row["_est"], row["file"])
+        if current is not None and key != current:
+            yield from _documents_rows(emit, current[0], current[1], items, False)
+            items = []
+        current = key
+        item = line_item(row["line"], bytes(row["raw"]))
+        if item is not None:
+            items.append(item)
+    if current is not None:
+        yield from _documents_rows(emit, current[0], current[1], items, False)
 
 
 def jsonl_tasks(inputs: list[InputFile], chunk: int = CHUNK_BYTES) -> list[tuple]:
@@ -350,18 +372,20 @@ def _tasks_partition(kind: str):
 # -- the DataFrames ------------------------------------------------------------------
 @dataclass
 class Inventory:
-    union: object  # the persisted union DataFrame
+    union: list  # the persisted DataFrames the tables are read from
     tables: dict  # table name -> DataFrame of records
     findings: object  # DataFrame of loader/validator findings (FINDING columns)
     suppressions: object  # the YAML files' inline suppressions (SUPPRESSION columns); None when none
     stats: dict  # estate -> {files, documents, records_in, linted}
     counts: dict  # table name -> number of records (all estates)
+    native_lines: int = 0  # JSON lines parsed, validated and modelled in SQL (native.py)
 
     def unpersist(self) -> None:
-        try:
-            self.union.unpersist()
-        except Exception:
-            pass
+        for frame in self.union:
+            try:
+                frame.unpersist()
+            except Exception:
+                pass
 
 
 SLICE_BYTES = 4 * 1024 * 1024  # YAML input per parse task
@@ -384,20 +408,28 @@ def _slices(paths: list[str], parallelism: int = 1) -> int:
     return max(1, min(len(paths), slices))
 
 
-def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> Inventory:
+def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, native: bool = True) -> Inventory:
+    """The inventory's records, findings, suppressions and counts. ``native``: JSON
+    Lines are parsed, validated and modelled in Spark SQL where the SQL can prove
+    the result the same (native.py); the other lines, and with ``native=False``
+    all of them, take the Python path."""
     from pyspark.sql import functions as F
 
     from linter.engines.spark.model import keep
 
     from linter.engines.spark.session import is_connect
 
-    schema = rows.spark_schema(union_columns())
+    columns = union_columns()
+    schema = rows.spark_schema(columns)
     connect = is_connect(spark)
     parallelism = 2 if connect else spark.sparkContext.defaultParallelism
     yaml_tasks = [(i.estate, i.path, i.display) for i in inputs if i.format == "yaml"]
     jsonl = [i for i in inputs if i.format == "jsonl"]
     tasks = []
-    if jsonl:
+    native_part = lines = None
+    if jsonl and native:
+        native_part, lines = _native_part(spark, jsonl, columns, checkpoint)
+    elif jsonl:
         total = sum(os.path.getsize(i.path) for i in jsonl if os.path.exists(i.path))
         # at least two tasks per core once there is more than a megabyte to parse
         chunk = min(CHUNK_BYTES, max(1024 * 1024, total // (2 * parallelism) + 1))
@@ -408,7 +440,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
         from linter.engines.spark.connect import union_frame
 
         union = union_frame(spark, inputs, schema, yaml_tasks, tasks,
-                            _parquet_frame(spark, parquet) if parquet else None)
+                            _parquet_frame(spark, parquet) if parquet else None, lines)
     else:
         sc = spark.sparkContext
         parts = []
@@ -418,25 +450,33 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
         if tasks:
             rdd = sc.parallelize(tasks, max(1, len(tasks)))
             parts.append(rdd.mapPartitionsWithIndex(_shifted(_tasks_partition("jsonl"), offset)))
+        if lines is not None:
+            parts.append(lines.rdd.mapPartitionsWithIndex(_shifted(lines_partition, offset)))
         if parquet:
-            frame, files, columns = _parquet_frame(spark, parquet)
-            parts.append(frame.rdd.mapPartitionsWithIndex(_shifted(_parquet_partition(files, columns), 2 * offset)))
+            frame, files, columns_ = _parquet_frame(spark, parquet)
+            parts.append(frame.rdd.mapPartitionsWithIndex(_shifted(_parquet_partition(files, columns_), 2 * offset)))
         if parts:
             rdd = parts[0] if len(parts) == 1 else sc.union(parts)
             union = spark.createDataFrame(rdd, schema, verifySchema=False)
         else:
             union = spark.createDataFrame([], schema)
     union = keep(union, checkpoint)
+    kept = [union]
+    if native_part is not None:
+        kept.append(native_part)
+        union = union.unionByName(native_part.drop(native_sql.LINE_TAG))
     # one pass: rows per tag, and the per-estate counts of the stats rows
     sums = [F.sum(F.col(f"S.{name}")).alias(name) for name, _ in rows.STATS[1:]]
     tag_counts, stats = {}, {}
     for row in union.groupBy("_t", F.col("S._est").alias("est")).agg(F.count(F.lit(1)).alias("n"), *sums).collect():
         tag_counts[row["_t"]] = tag_counts.get(row["_t"], 0) + row["n"]
         if row["_t"] == STATS_TAG:
-            stats[row["est"]] = {name: int(row[name] or 0) for name, _ in rows.STATS[1:]}
+            totals = stats.setdefault(row["est"], {name: 0 for name, _ in rows.STATS[1:]})
+            for name, _ in rows.STATS[1:]:
+                totals[name] += int(row[name] or 0)
     for item in inputs:  # estates with no file contents at all still exist
         stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
-        if item.format == "parquet":
+        if item.format == "parquet" or (item.format == "jsonl" and native):
             stats[item.estate]["files"] += 1
     tables = {}
     for name in load_tables():
@@ -446,7 +486,39 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
     if tag_counts.get(SUPPRESSION_TAG):
         suppressions = union.filter(F.col("_t") == SUPPRESSION_TAG).select(f"{SUPPRESSION_TAG}.*")
     counts = {name: int(tag_counts.get(name, 0)) for name in load_tables()}
-    return Inventory(union, tables, findings, suppressions, stats, counts)
+    native_lines = sum(s["native"] for s in stats.values())
+    return Inventory(kept, tables, findings, suppressions, stats, counts, native_lines)
+
+
+def _native_part(spark, jsonl: list[InputFile], columns, checkpoint: bool):
+    """The SQL path's rows of the JSON Lines files (kept), and the lines it left to
+    Python (native.LINE columns)."""
+    from pyspark.sql import functions as F
+
+    from linter.engines.spark.model import keep
+
+    for item in jsonl:
+        if not os.access(item.path, os.R_OK):
+            raise InputError(f"{item.display}: cannot read this file")
+    frames = []
+    for estate in sorted({i.estate for i in jsonl}):
+        mine = [i for i in jsonl if i.estate == estate]
+        files = {str(Path(i.path).resolve()): i.display for i in mine}
+        frames.append(native_sql.line_frame(spark, mine, files, estate))
+    lines = frames[0]
+    for frame in frames[1:]:
+        lines = lines.unionByName(frame)
+    from linter.engines.spark.session import RuntimeConf
+
+    # the SQL is too large for whole-stage code generation: Spark would try, fail
+    # (logging the compiler's error) and fall back anyway
+    tuning = RuntimeConf(spark)
+    tuning.set({"spark.sql.codegen.wholeStage": "false"})
+    try:
+        part = keep(native_sql.native_rows(lines, columns), checkpoint)
+    finally:
+        tuning.restore()
+    return part, part.filter(F.col("_t") == native_sql.LINE_TAG).select(f"`{native_sql.LINE_TAG}`.*")
 
 
 def _shifted(function, offset: int):

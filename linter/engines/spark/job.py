@@ -165,12 +165,14 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
 
 def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=(),
         checkpoint: bool | None = None, user_conf: dict | None = None, progress=None,
-        inline_suppressions: bool = True) -> EstateRun:
+        inline_suppressions: bool = True, native: bool = True) -> EstateRun:
     """Lint the inventory; ``checkpoint``: keep intermediate tables as local
     checkpoints (default in local mode) rather than persisted with lineage;
     ``inline_suppressions``: apply the YAML files' ``# exlint: disable=`` comments;
     ``user_conf``: settings the user gave, which the run's tuning leaves alone;
-    ``progress``: a linter.progress.Progress, told the stages validate and evaluate."""
+    ``progress``: a linter.progress.Progress, told the stages validate and evaluate;
+    ``native``: JSON lines parsed and modelled in Spark SQL where provably the same
+    (inventory.read_inventory)."""
     if progress is None:
         from linter.progress import Progress
 
@@ -182,7 +184,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     tuning = RuntimeConf(spark, user_conf)
     tuning.set({"spark.sql.shuffle.partitions": "1"})  # the parse output is small next to its input
     progress.stage("validate", unit="records")
-    inventory = read_inventory(spark, inputs, checkpoint)
+    inventory = read_inventory(spark, inputs, checkpoint, native)
     progress.advance(sum(s["records_in"] for s in inventory.stats.values()))
     tuning.restore()
     progress.stage("evaluate", total=len(enabled), unit="rules")
