@@ -291,7 +291,10 @@ def lines_partition(index, iterator):
             yield from _documents_rows(emit, current[0], current[1], items, False)
             items = []
         current = key
-        item = line_item(row["line"], bytes(row["raw"]))
+        if row["jsonl"]:
+            item = line_item(row["line"], bytes(row["raw"]))
+        else:  # a Parquet row's JSON text, as _parquet_partition reads it
+            item = (row["line"], bytes(row["raw"]).decode("utf-8", "replace"), None)
         if item is not None:
             items.append(item)
     if current is not None:
@@ -426,21 +429,24 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
     yaml_tasks = [(i.estate, i.path, i.display) for i in inputs if i.format == "yaml"]
     jsonl = [i for i in inputs if i.format == "jsonl"]
     tasks = []
-    native_part = lines = None
-    if jsonl and native:
-        native_part, lines = _native_part(spark, jsonl, columns, checkpoint)
+    parquet = [i for i in inputs if i.format == "parquet"]
+    native_part = lines = parquet_rest = None
+    if native and (jsonl or parquet):
+        native_part, lines, parquet_rest = _native_part(spark, jsonl, parquet, columns, checkpoint)
     elif jsonl:
         total = sum(os.path.getsize(i.path) for i in jsonl if os.path.exists(i.path))
         # at least two tasks per core once there is more than a megabyte to parse
         chunk = min(CHUNK_BYTES, max(1024 * 1024, total // (2 * parallelism) + 1))
         tasks = jsonl_tasks(jsonl, chunk)
-    parquet = [i for i in inputs if i.format == "parquet"]
     offset = 1 << 20  # partition indexes of later inputs must not collide with earlier ones
     if connect:  # no RDDs: the same partition code through mapInArrow
         from linter.engines.spark.connect import union_frame
 
-        union = union_frame(spark, inputs, schema, yaml_tasks, tasks,
-                            _parquet_frame(spark, parquet) if parquet else None, lines)
+        if native:
+            parquet_frame = parquet_rest
+        else:
+            parquet_frame = _parquet_frame(spark, parquet) if parquet else None
+        union = union_frame(spark, inputs, schema, yaml_tasks, tasks, parquet_frame, lines)
     else:
         sc = spark.sparkContext
         parts = []
@@ -452,8 +458,9 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
             parts.append(rdd.mapPartitionsWithIndex(_shifted(_tasks_partition("jsonl"), offset)))
         if lines is not None:
             parts.append(lines.rdd.mapPartitionsWithIndex(_shifted(lines_partition, offset)))
-        if parquet:
-            frame, files, columns_ = _parquet_frame(spark, parquet)
+        rest = parquet_rest if native else (_parquet_frame(spark, parquet) if parquet else None)
+        if rest is not None:
+            frame, files, columns_ = rest
             parts.append(frame.rdd.mapPartitionsWithIndex(_shifted(_parquet_partition(files, columns_), 2 * offset)))
         if parts:
             rdd = parts[0] if len(parts) == 1 else sc.union(parts)
@@ -476,7 +483,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
                 totals[name] += int(row[name] or 0)
     for item in inputs:  # estates with no file contents at all still exist
         stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
-        if item.format == "parquet" or (item.format == "jsonl" and native):
+        if item.format == "parquet" or (item.format == "jsonl" and native):  # no per-file stats rows
             stats[item.estate]["files"] += 1
     tables = {}
     for name in load_tables():
@@ -490,26 +497,33 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
     return Inventory(kept, tables, findings, suppressions, stats, counts, native_lines)
 
 
-def _native_part(spark, jsonl: list[InputFile], columns, checkpoint: bool):
-    """The SQL path's rows of the JSON Lines files (kept), and the lines it left to
-    Python (native.LINE columns)."""
+def _native_part(spark, jsonl: list[InputFile], parquet: list[InputFile], columns, checkpoint: bool):
+    """The SQL path's rows of the JSON Lines and Parquet inputs (kept), the lines it
+    left to Python (native.LINE columns), and the Parquet rows only Python can
+    turn into JSON text (as _parquet_frame gives them; None when none)."""
     from pyspark.sql import functions as F
 
     from linter.engines.spark.model import keep
+    from linter.engines.spark.session import RuntimeConf
 
     for item in jsonl:
         if not os.access(item.path, os.R_OK):
             raise InputError(f"{item.display}: cannot read this file")
-    frames = []
+    frames, ordinals = [], {}
     for estate in sorted({i.estate for i in jsonl}):
         mine = [i for i in jsonl if i.estate == estate]
         files = {str(Path(i.path).resolve()): i.display for i in mine}
-        frames.append(native_sql.line_frame(spark, mine, files, estate))
+        frame, ordinals[estate] = native_sql.line_frame(spark, mine, files, estate)
+        frames.append(frame)
+    rest = None
+    if parquet:
+        frame, files, names = _parquet_frame(spark, parquet)
+        lines, leftover = native_sql.parquet_line_frame(spark, frame, names, files, ordinals)
+        frames.append(lines)
+        rest = (leftover, files, names)
     lines = frames[0]
     for frame in frames[1:]:
         lines = lines.unionByName(frame)
-    from linter.engines.spark.session import RuntimeConf
-
     # the SQL is too large for whole-stage code generation: Spark would try, fail
     # (logging the compiler's error) and fall back anyway
     tuning = RuntimeConf(spark)
@@ -518,7 +532,7 @@ def _native_part(spark, jsonl: list[InputFile], columns, checkpoint: bool):
         part = keep(native_sql.native_rows(lines, columns), checkpoint)
     finally:
         tuning.restore()
-    return part, part.filter(F.col("_t") == native_sql.LINE_TAG).select(f"`{native_sql.LINE_TAG}`.*")
+    return part, part.filter(F.col("_t") == native_sql.LINE_TAG).select(f"`{native_sql.LINE_TAG}`.*"), rest
 
 
 def _shifted(function, offset: int):

@@ -521,7 +521,8 @@ def plans() -> dict[str, KindPlan]:
 
 # -- reading ---------------------------------------------------------------------------
 LINE_TAG = "L"  # a line the SQL could not prove clean, for the Python path
-LINE = [("_est", "long"), ("file", "string"), ("line", "long"), ("raw", "binary")]
+# jsonl: a JSON Lines line (read as inventory.line_item does), else a Parquet row's text
+LINE = [("_est", "long"), ("file", "string"), ("line", "long"), ("raw", "binary"), ("jsonl", "boolean")]
 # row ids of SQL-built records: above every id the Python path gives
 # (inventory: partition index < 2^22, shifted by 36), then line ordinal and item
 RID_BASE = 1 << 58
@@ -544,7 +545,7 @@ def _element(union: list[tuple[str, str]], tag: str, column: str | None, value: 
     return f"named_struct({', '.join(parts)})"
 
 
-def line_frame(spark, inputs, files: dict, estate: int):
+def line_frame(spark, inputs, files: dict, estate: int, ordinal: int = 0):
     """(est, display, line number, text) of the non-blank lines of one estate's
     JSON Lines files. Numbering: each file split is read by one task in order, so
     a line's number is the lines of the file's earlier splits plus its place in
@@ -560,7 +561,6 @@ def line_frame(spark, inputs, files: dict, estate: int):
     for row in splits:
         by_file.setdefault(row["_path"], []).append((row["_block"], row["_first"], row["_n"]))
     table = []
-    ordinal = 0
     for path in sorted(by_file):
         from linter.engines.spark.inventory import _local_path
 
@@ -574,10 +574,56 @@ def line_frame(spark, inputs, files: dict, estate: int):
                                           "_display string")
     numbered = text.join(F.broadcast(blocks), ["_path", "_block"])
     place = F.col("_mid") - F.col("_first")
-    return (numbered.select(F.lit(estate).cast("long").alias("_est"), "_display",
-                            (F.col("_offset") + place + 1).alias("_line"),
-                            (F.col("_ordinal") + place).alias("_ordinal"), "value")
-            .where(~F.col("value").rlike(_BLANK)))
+    frame = (numbered.select(F.lit(estate).cast("long").alias("_est"), "_display",
+                             (F.col("_offset") + place + 1).alias("_line"),
+                             (F.col("_ordinal") + place).alias("_ordinal"), "value", F.lit(True).alias("_jsonl"))
+             .where(~F.col("value").rlike(_BLANK)))
+    return frame, ordinal
+
+
+_SIMPLE = "^[\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]*$"  # json.dumps() is the text in quotes
+
+
+def parquet_line_frame(spark, frame, columns: list[str], files: dict, ordinals: dict):
+    """(lines, rest): the Parquet rows as ``line_frame`` rows, their text the JSON text
+    inventory._parquet_document writes (line = row number in the file), and the rows
+    whose text only Python writes (apiVersion or kind with characters json.dumps
+    escapes), for inventory._parquet_partition. ``files``: local path -> (estate,
+    display); ``ordinals``: estate -> first free line ordinal (updated)."""
+    from pyspark.sql import functions as F
+
+    from linter.engines.spark.inventory import _local_path
+
+    def quoted(name: str) -> str:
+        return f"concat({string(json.dumps(name) + ': ')}, '\"', {q(name)}, '\"')"
+
+    parts = []
+    for name in ("apiVersion", "kind", "metadata", "spec"):
+        if name in columns:
+            text = quoted(name) if name in ("apiVersion", "kind") else f"concat({string(json.dumps(name) + ': ')}, {q(name)})"
+            parts.append(f"CASE WHEN {q(name)} IS NOT NULL THEN {text} END")
+    built = f"concat('{{', concat_ws(', ', {', '.join(parts)}), '}}')" if parts else "'{}'"
+    simple = " AND ".join(f"({q(n)} IS NULL OR {q(n)} RLIKE {string(_SIMPLE)})"
+                          for n in ("apiVersion", "kind") if n in columns) or "true"
+    if "document" in columns:
+        value = f"CASE WHEN `document` IS NOT NULL THEN `document` ELSE {built} END"
+        simple = f"(`document` IS NOT NULL OR ({simple}))"
+    else:
+        value = built
+    marked = frame.selectExpr("*", f"{simple} AS `_simple`")
+    counts = marked.groupBy("_file_path").agg(F.count(F.lit(1)).alias("n")).collect()
+    table = []
+    for row in sorted(counts, key=lambda r: r["_file_path"]):
+        estate, display = files.get(_local_path(row["_file_path"]), (0, row["_file_path"]))
+        table.append((row["_file_path"], estate, display, ordinals.get(estate, 0)))
+        ordinals[estate] = ordinals.get(estate, 0) + row["n"]
+    origins = spark.createDataFrame(table, "_file_path string, _est long, _display string, _base long")
+    joined = marked.join(F.broadcast(origins), ["_file_path"])
+    lines = joined.where("`_simple`").selectExpr(
+        "`_est`", "`_display`", "`_row_index` + 1 AS `_line`", "`_base` + `_row_index` AS `_ordinal`",
+        f"{value} AS `value`", "false AS `_jsonl`")
+    rest = marked.where("NOT `_simple`").drop("_simple")
+    return lines, rest
 
 
 def native_rows(lines, union: list[tuple[str, str]]):
@@ -616,7 +662,8 @@ def native_rows(lines, union: list[tuple[str, str]]):
     full = union + [(LINE_TAG, f"struct<{rows.ddl(LINE)}>")]
     stats_type = dict(full)[rows_stats_tag()]
     stats = f"CAST(named_struct('_est', `_est`, 'files', 0, 'documents', 1, 'records_in', 1, 'linted', 1, 'native', 1) AS {stats_type})"
-    line = f"named_struct('_est', `_est`, 'file', `_display`, 'line', `_line`, 'raw', CAST(`value` AS BINARY))"
+    line = (f"named_struct('_est', `_est`, 'file', `_display`, 'line', `_line`, 'raw', CAST(`value` AS BINARY), "
+            f"'jsonl', `_jsonl`)")
     element_type = "struct<" + ", ".join(f"{q(n)}: {t}" for n, t in full) + ">"
     branches = []
     for kind, plan in kinds.items():
