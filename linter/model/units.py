@@ -5,6 +5,7 @@ that the same text always means the same number.
 """
 from __future__ import annotations
 
+import math
 import re
 
 _TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?([01]?\d|2[0-3]):(\d{2}):(\d{2})(?:\.(\d{1,7}))?\s*$")
@@ -56,7 +57,8 @@ def parse_size(value) -> int | None:
     match = _SIZE.match(value)
     if not match:
         return None
-    return int(float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()])
+    number = float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()]
+    return int(number) if math.isfinite(number) else None  # 309 digits and more: no size
 
 
 def version_rank(value) -> int | None:

@@ -431,9 +431,11 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
     tasks = []
     parquet = [i for i in inputs if i.format == "parquet"]
     native_part = lines = parquet_rest = None
-    if native and (jsonl or parquet):
-        native_part, lines, parquet_rest = _native_part(spark, jsonl, parquet, columns, checkpoint)
-    elif jsonl:
+    by_sql = [i for i in jsonl if native and native_sql.spark_can_read(i.path)]
+    jsonl = [i for i in jsonl if i not in by_sql]
+    if native and (by_sql or parquet):
+        native_part, lines, parquet_rest = _native_part(spark, by_sql, parquet, columns, checkpoint)
+    if jsonl:
         total = sum(os.path.getsize(i.path) for i in jsonl if os.path.exists(i.path))
         # at least two tasks per core once there is more than a megabyte to parse
         chunk = min(CHUNK_BYTES, max(1024 * 1024, total // (2 * parallelism) + 1))
@@ -483,7 +485,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
                 totals[name] += int(row[name] or 0)
     for item in inputs:  # estates with no file contents at all still exist
         stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
-        if item.format == "parquet" or (item.format == "jsonl" and native):  # no per-file stats rows
+        if item.format == "parquet" or item in by_sql:  # no per-file stats rows
             stats[item.estate]["files"] += 1
     tables = {}
     for name in load_tables():
@@ -527,7 +529,8 @@ def _native_part(spark, jsonl: list[InputFile], parquet: list[InputFile], column
     # the SQL is too large for whole-stage code generation: Spark would try, fail
     # (logging the compiler's error) and fall back anyway
     tuning = RuntimeConf(spark)
-    tuning.set({"spark.sql.codegen.wholeStage": "false"})
+    # (and compiling the projections costs more than it saves: interpreted)
+    tuning.set({"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"})
     try:
         part = keep(native_sql.native_rows(lines, columns), checkpoint)
     finally:

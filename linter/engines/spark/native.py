@@ -39,24 +39,27 @@ from linter.engines.spark.sqltext import q, string
 from linter.model.tables import LIST_TYPES, TableSpec, load_tables
 from linter.schema import API_VERSION, KINDS, _dereference, _schemas, schema_file
 
+# Java's $ also matches before a final \r, \u0085, \u2028 or \u2029, Python's only
+# before a final \n (which no value here holds): every expression ends with \z
+END = "\\z"
 _SKIP = {"description", "default", "examples", "title", "$schema", "$id", "$comment"}
 # Characters whose lower case and whitespace-ness Python and Java agree on.
 _LATIN = "\\x20-\\x7e\\u00a1-\\u012f\\u0132-\\u017f"
-_ASCII_PRINTABLE = "^[\\x20-\\x7e]*$"
-_ASCII_AHEAD = "^(?=[\\x20-\\x7e]*$)"  # an anchored pattern, on ASCII text only
+_ASCII_PRINTABLE = "^[\\x20-\\x7e]*\\z"
+_ASCII_AHEAD = "^(?=[\\x20-\\x7e]*\\z)"  # an anchored pattern, on ASCII text only
 # the default locale of a JVM can be Turkish: non-ASCII text is lower-cased by
 # Java with that locale ('I' -> dotless i), ASCII text is not
 _EDGE = "[\\x21-\\x7e\\u00a1-\\u012f\\u0132-\\u017f]"
-_DN_FORM = f"^{_EDGE}([{_LATIN}]*{_EDGE})?$"
+_DN_FORM = f"^{_EDGE}([{_LATIN}]*{_EDGE})?\\z"
 _DN_SPLIT, _DN_COMMA = "(?<!\\\\),", "\\,"  # convert(): re.split(r"(?<!\\),", ...), replace("\\,", ",")
-_LOWERABLE = f"^(?:[\\x20-\\x7e]*|[{_LATIN}&&[^I]]*)$"
+_LOWERABLE = f"^(?:[\\x20-\\x7e]*|[{_LATIN}&&[^I]]*)\\z"
 _NON_BLANK = "(?U)\\S"  # Python's str.strip() != '' (no control characters here)
 _MAX_DIGITS = 15
 ITEMS_PER_DOCUMENT = 1 << 16  # list items of one document the SQL path takes (row ids)  # longer digit strings: Python and Java may round them differently
 # regular expressions (Java): control characters (a JSON line may hold none but
 # whitespace; tabs and the like are sent to Python too), a byte order mark, and
 # escapes of control characters or surrogates (their decoded forms differ)
-_CONTROL = "[\\x00-\\x1f\\x7f\\ufeff]"
+_CONTROL = "[\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ufeff]"
 _ESCAPES = "\\\\(u00[01]|u007[fF]|u[dD][89a-fA-F]|[bfnrt])"
 
 
@@ -112,6 +115,10 @@ class Unsupported(Exception):
 
 
 def _pattern(pattern: str, expr: str) -> str:
+    if "$" in pattern[:-1]:
+        raise Unsupported(f"pattern {pattern!r}")
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + END
     if pattern == "\\S":
         return f"{expr} RLIKE {string(_NON_BLANK)}"
     # Python's \\d and \\s are Unicode-wide, Java's are ASCII: only ASCII text is proven
@@ -185,7 +192,7 @@ class _Validity:
                 raise Unsupported("free-form mapping of non-strings")
             # every value a string: the schema text names no other type (a key that
             # looks like one only sends the line to Python)
-            return [f"startswith({kind}, 'OBJECT<')", f"NOT {kind} RLIKE ': (?!STRING(, |>$))'"]
+            return [f"startswith({kind}, 'OBJECT<')", f"NOT {kind} RLIKE {string(': (?!STRING(, |>' + END + '))')}"]
         branches = []
         for branch in schema.get("anyOf") or []:
             if set(branch) - {"type", "pattern", "enum", "minimum", "maximum"} - _SKIP:
@@ -307,7 +314,8 @@ class Fields:
             if any(c is None for c in conds) or any(k not in node.item.fields for k in (spec.where or {})):
                 raise Unsupported("count where")
             body = f"filter({raw}, {x} -> {' AND '.join(conds)})" if conds else raw
-            out[spec.name] = f"CAST(coalesce(size({body}), 0) AS BIGINT)"
+            # (size(NULL) is -1)
+            out[spec.name] = f"CAST(CASE WHEN {raw} IS NULL THEN 0 ELSE size({body}) END AS BIGINT)"
             return out
         if kind in LIST_TYPES:
             if node is None:
@@ -371,8 +379,8 @@ class Fields:
         return f"nullif(lower({text}), '')"
 
     def duration(self, raw: str) -> str:
-        span = "^(-?)(?:([0-9]{1,8})\\.)?([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]{1,7}))?$"
-        short = f"^([0-9]{{1,{_MAX_DIGITS}}})([smhd])$"
+        span = "^(-?)(?:([0-9]{1,8})\\.)?([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\\.([0-9]{1,7}))?\\z"
+        short = f"^([0-9]{{1,{_MAX_DIGITS}}})([smhd])\\z"
         self.guard(f"({raw} IS NULL OR {raw} RLIKE {string(span)} OR {raw} RLIKE {string(short)})")
 
         def group(pattern: str, index: int) -> str:
@@ -393,7 +401,7 @@ class Fields:
     def size(self, raw: str) -> tuple[str, str]:
         kind = f"schema_of_variant({raw})"
         text = f"variant_get({raw}, '$', 'string')"
-        form = f"^([0-9]{{1,{_MAX_DIGITS}}}) ?([bB]|[kK][bB]|[mM][bB]|[gG][bB])$"
+        form = f"^([0-9]{{1,{_MAX_DIGITS}}}) ?([bB]|[kK][bB]|[mM][bB]|[gG][bB])\\z"
         unit = (f"CASE lower(regexp_extract({text}, {string(form)}, 2)) WHEN 'b' THEN 1 WHEN 'kb' THEN 1024 "
                 f"WHEN 'mb' THEN 1048576 ELSE 1073741824 END")
         scaled = f"(CAST(regexp_extract({text}, {string(form)}, 1) AS DOUBLE) * {unit})"
@@ -526,7 +534,7 @@ LINE = [("_est", "long"), ("file", "string"), ("line", "long"), ("raw", "binary"
 # row ids of SQL-built records: above every id the Python path gives
 # (inventory: partition index < 2^22, shifted by 36), then line ordinal and item
 RID_BASE = 1 << 58
-_BLANK = "^[ \\t\\r\\x0b\\x0c]*$"  # bytes.strip() of such a line is empty: not a record
+_BLANK = "^[ \\t\\r\\x0b\\x0c]*\\z"  # bytes.strip() of such a line is empty: not a record
 
 
 def _null(spark_type: str) -> str:
@@ -543,6 +551,15 @@ def _element(union: list[tuple[str, str]], tag: str, column: str | None, value: 
         else:
             parts.append(f"{string(name)}, {_null(spark_type)}")
     return f"named_struct({', '.join(parts)})"
+
+
+_HADOOP_SPECIAL = set("{}[]*?\\:")  # glob characters, and ':' (not in a Hadoop path name)
+
+
+def spark_can_read(path: str) -> bool:
+    """Whether ``spark.read.text`` reads exactly this file: it expands glob
+    characters and rejects a ':' in a file name. Other files take the Python path."""
+    return not (_HADOOP_SPECIAL & set(path))
 
 
 def line_frame(spark, inputs, files: dict, estate: int, ordinal: int = 0):
@@ -581,7 +598,7 @@ def line_frame(spark, inputs, files: dict, estate: int, ordinal: int = 0):
     return frame, ordinal
 
 
-_SIMPLE = "^[\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]*$"  # json.dumps() is the text in quotes
+_SIMPLE = "^[\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]*\\z"  # json.dumps() is the text in quotes
 
 
 def parquet_line_frame(spark, frame, columns: list[str], files: dict, ordinals: dict):

@@ -1,0 +1,25 @@
+"""Exchange units (linter.model.units): the numbers both engines read from text."""
+from linter.model.units import parse_duration, parse_size, version_rank
+
+
+def test_sizes():
+    assert parse_size("300KB") == 300 * 1024
+    assert parse_size("10 MB") == 10 * 1024 * 1024
+    assert parse_size(307200) == 307200
+    assert parse_size(-1) is None
+    assert parse_size(True) is None
+
+
+def test_a_size_too_large_for_a_float_is_no_size_rather_than_a_crash():
+    # the schema's size pattern accepts any number of digits; float() of 309 digits is inf
+    assert parse_size("9" * 400) is None
+    assert parse_size("9" * 400 + " GB") is None
+
+
+def test_durations_and_versions():
+    assert parse_duration("1.00:00:00") == 86400.0
+    assert parse_duration("-00:01:00") == -60.0
+    assert parse_duration("00:00:01.5") == 1.5
+    assert parse_duration("15m") == 900.0
+    assert parse_duration("24:00:00") is None
+    assert version_rank("SE") == 2025 and version_rank(2010) == 2010 and version_rank(True) is None
