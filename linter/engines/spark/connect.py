@@ -63,37 +63,21 @@ def _parse_tasks(schema_json: str):
     return run
 
 
-def _parse_parquet(schema_json: str, files: dict, columns: list[str]):
+def _parse_rows(schema_json: str, partition, shift: int):
+    """mapInArrow function running ``partition(index, rows)`` (inventory's Parquet or
+    left-over-lines code) on the input rows; ``shift``: added to the partition index
+    (row ids of later inputs must not collide with earlier ones)."""
     def run(batches):
         from pyspark import TaskContext
         from pyspark.sql.pandas.types import to_arrow_schema
         from pyspark.sql.types import StructType
 
-        from linter.engines.spark.inventory import Emitter, _parquet_partition
-
         schema = StructType.fromJson(json.loads(schema_json))
         arrow_schema = to_arrow_schema(schema)
         context = TaskContext.get()
-        index = (context.partitionId() if context else 0) + (2 << 20)
+        index = (context.partitionId() if context else 0) + shift
         rows = (row for batch in batches for row in batch.to_pylist())
-        yield from _batches(_parquet_partition(files, columns)(index, rows), schema, arrow_schema)
-    return run
-
-
-def _parse_lines(schema_json: str):
-    def run(batches):
-        from pyspark import TaskContext
-        from pyspark.sql.pandas.types import to_arrow_schema
-        from pyspark.sql.types import StructType
-
-        from linter.engines.spark.inventory import lines_partition
-
-        schema = StructType.fromJson(json.loads(schema_json))
-        arrow_schema = to_arrow_schema(schema)
-        context = TaskContext.get()
-        index = (context.partitionId() if context else 0) + (1 << 20)
-        rows = (row for batch in batches for row in batch.to_pylist())
-        yield from _batches(lines_partition(index, rows), schema, arrow_schema)
+        yield from _batches(partition(index, rows), schema, arrow_schema)
     return run
 
 
@@ -109,10 +93,14 @@ def union_frame(spark, inputs, schema, yaml_tasks, jsonl_tasks, parquet_frame=No
         frame = frame.repartition(max(1, min(len(tasks), 8)), "slot")
         frames.append(frame.mapInArrow(_parse_tasks(schema_json), schema))
     if lines is not None:  # JSON lines the SQL path left to Python (native.py)
-        frames.append(lines.mapInArrow(_parse_lines(schema_json), schema))
+        from linter.engines.spark.inventory import lines_partition
+
+        frames.append(lines.mapInArrow(_parse_rows(schema_json, lines_partition, 1 << 20), schema))
     if parquet_frame is not None:
         frame, files, columns = parquet_frame
-        frames.append(frame.mapInArrow(_parse_parquet(schema_json, files, columns), schema))
+        from linter.engines.spark.inventory import _parquet_partition
+
+        frames.append(frame.mapInArrow(_parse_rows(schema_json, _parquet_partition(files, columns), 2 << 20), schema))
     if not frames:
         return spark.createDataFrame([], schema)
     union = frames[0]

@@ -127,6 +127,15 @@ def _pattern(pattern: str, expr: str) -> str:
     return f"({expr} RLIKE {string(_ASCII_PRINTABLE)} AND {expr} RLIKE {string(pattern)})"
 
 
+def _bounds(schema: dict, expr: str) -> list[str]:
+    out = []
+    if "minimum" in schema:
+        out.append(f"{expr} >= {schema['minimum']}")
+    if "maximum" in schema:
+        out.append(f"{expr} <= {schema['maximum']}")
+    return out
+
+
 class _Validity:
     """SQL that is true only when the Python validator finds nothing."""
 
@@ -158,10 +167,7 @@ class _Validity:
             out.append(_pattern(schema["pattern"], expr))
         if "minLength" in schema:
             out.append(f"char_length({expr}) >= {int(schema['minLength'])}")
-        if "minimum" in schema:
-            out.append(f"{expr} >= {schema['minimum']}")
-        if "maximum" in schema:
-            out.append(f"{expr} <= {schema['maximum']}")
+        out += _bounds(schema, expr)
         if "minItems" in schema:
             out.append(f"size({expr}) >= {int(schema['minItems'])}")
         if node.shape == "struct":
@@ -205,10 +211,7 @@ class _Validity:
                 conds = [f"{kind} = 'BIGINT'"]
                 if "enum" in branch:
                     conds.append(f"{value} IN ({', '.join(str(int(v)) for v in branch['enum'])})")
-                if "minimum" in branch:
-                    conds.append(f"{value} >= {branch['minimum']}")
-                if "maximum" in branch:
-                    conds.append(f"{value} <= {branch['maximum']}")
+                conds += _bounds(branch, value)
             else:
                 raise Unsupported("anyOf branch type")
             branches.append("(" + " AND ".join(conds) + ")")
