@@ -434,7 +434,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
     by_sql = [i for i in jsonl if native and native_sql.spark_can_read(i.path)]
     jsonl = [i for i in jsonl if i not in by_sql]
     if native and (by_sql or parquet):
-        native_part, lines, parquet_rest = _native_part(spark, by_sql, parquet, columns, checkpoint)
+        native_part, lines, parquet_rest = _native_part(spark, by_sql, parquet, columns, checkpoint, parallelism)
     if jsonl:
         total = sum(os.path.getsize(i.path) for i in jsonl if os.path.exists(i.path))
         # at least two tasks per core once there is more than a megabyte to parse
@@ -499,18 +499,44 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
     return Inventory(kept, tables, findings, suppressions, stats, counts, native_lines)
 
 
-def _native_part(spark, jsonl: list[InputFile], parquet: list[InputFile], columns, checkpoint: bool):
+def _native_part(spark, jsonl: list[InputFile], parquet: list[InputFile], columns, checkpoint: bool,
+                 parallelism: int):
     """The SQL path's rows of the JSON Lines and Parquet inputs (kept), the lines it
     left to Python (native.LINE columns), and the Parquet rows only Python can
     turn into JSON text (as _parquet_frame gives them; None when none)."""
-    from pyspark.sql import functions as F
-
-    from linter.engines.spark.model import keep
     from linter.engines.spark.session import RuntimeConf
 
     for item in jsonl:
         if not os.access(item.path, os.R_OK):
             raise InputError(f"{item.display}: cannot read this file")
+    total = sum(os.path.getsize(i.path) for i in jsonl)
+    split = "spark.sql.files.maxPartitionBytes"
+    chosen = spark.conf.get(split, None)
+    if chosen in (None, "128MB", "134217728", "134217728b"):  # Spark's default: ours instead
+        # splits of at most 8 MB, two per core or more (128 MB reads a 350 MB file in 3 tasks)
+        chosen = str(min(CHUNK_BYTES, max(1024 * 1024, total // (2 * parallelism) + 1)))
+    tuning = RuntimeConf(spark)
+    tuning.set({
+        # both fixed, because line numbers need the same splits in the query that counts
+        # them and in the one that reads them (by default the split size follows the
+        # executors' cores, which may change in between)
+        split: chosen, "spark.sql.files.minPartitionNum": str(2 * parallelism),
+        # the SQL is too large for whole-stage code generation: Spark would try, fail
+        # (logging the compiler's error) and fall back anyway; and compiling its
+        # projections costs more than it saves: interpreted
+        "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    })
+    try:
+        return _native_rows(spark, jsonl, parquet, columns, checkpoint)
+    finally:
+        tuning.restore()
+
+
+def _native_rows(spark, jsonl: list[InputFile], parquet: list[InputFile], columns, checkpoint: bool):
+    from pyspark.sql import functions as F
+
+    from linter.engines.spark.model import keep
+
     frames, ordinals = [], {}
     for estate in sorted({i.estate for i in jsonl}):
         mine = [i for i in jsonl if i.estate == estate]
@@ -526,15 +552,7 @@ def _native_part(spark, jsonl: list[InputFile], parquet: list[InputFile], column
     lines = frames[0]
     for frame in frames[1:]:
         lines = lines.unionByName(frame)
-    # the SQL is too large for whole-stage code generation: Spark would try, fail
-    # (logging the compiler's error) and fall back anyway
-    tuning = RuntimeConf(spark)
-    # (and compiling the projections costs more than it saves: interpreted)
-    tuning.set({"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"})
-    try:
-        part = keep(native_sql.native_rows(lines, columns), checkpoint)
-    finally:
-        tuning.restore()
+    part = keep(native_sql.native_rows(lines, columns), checkpoint)
     return part, part.filter(F.col("_t") == native_sql.LINE_TAG).select(f"`{native_sql.LINE_TAG}`.*"), rest
 
 
