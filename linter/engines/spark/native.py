@@ -676,7 +676,6 @@ def native_rows(lines, union: list[tuple[str, str]]):
     for kind, plan in kinds.items():
         doc = q("d_" + kind)
         marks.append(f"CASE WHEN {q('ok_' + kind)} THEN {paths(plan.root, doc, chr(39) * 2, [0])} END AS {q('m_' + kind)}")
-    marks.append("(" + " OR ".join(q("ok_" + k) for k in kinds) + ") AS `_ok`" if kinds else "false AS `_ok`")
     marks.append(f"CAST({RID_BASE} AS BIGINT) + `_ordinal` * {ITEMS_PER_DOCUMENT} AS `_rid_base`")
     stage = stage.selectExpr(*marks)
     full = union + [(LINE_TAG, f"struct<{rows.ddl(LINE)}>")]
