@@ -280,9 +280,12 @@ class Fields:
     def guard(self, condition: str) -> None:
         self.guards.append(condition)
 
+    def lowerable(self, raw: str) -> None:
+        self.guard(f"({raw} IS NULL OR {_lower_ok(raw)})")
+
     def name(self, raw: str) -> tuple[str, str]:
         """(value, text) of a name: lower-cased; None unless a non-blank string."""
-        self.guard(f"({raw} IS NULL OR {_lower_ok(raw)})")
+        self.lowerable(raw)
         text = f"CASE WHEN {raw} RLIKE {string(_NON_BLANK)} THEN {raw} END"
         return f"lower({text})", text
 
@@ -350,8 +353,7 @@ class Fields:
             raise Unsupported(f"{kind} field over {shape}")
         spark = rows.value_type(kind)
         if kind == "name":
-            self.guard(f"({raw} IS NULL OR {_lower_ok(raw)})")
-            value = f"CASE WHEN {raw} RLIKE {string(_NON_BLANK)} THEN lower({raw}) END"
+            value, _ = self.name(raw)
             out[spec.name] = with_default(value, spark)
             out[spec.name + "__text"] = text_default(raw)
         elif kind in ("text", "enum", "date", "int", "bool"):
@@ -484,7 +486,7 @@ def _records(table: TableSpec, root: Node, fields: Fields, doc: str, root_marks:
     values["_marks"] = (f"map_from_arrays({marks}, array_repeat(array(_line, CAST(1 AS BIGINT)), "
                         f"size({marks})))")
     if table.parent:
-        fields.guard(f"({entity} IS NULL OR {_lower_ok(entity)})")
+        fields.lowerable(entity)
         values[table.parent] = f"lower({entity_text})"
         values[table.parent + "__text"] = entity_text
     for spec in table.fields.values():
@@ -666,16 +668,12 @@ def native_rows(lines, union: list[tuple[str, str]]):
         parsed.append(f"from_json(CASE WHEN `_one` AND `_kind` = {string(kind)} THEN `_s` END, "
                       f"{string(schema)}) AS {q('d_' + kind)}")
     stage = stage.selectExpr(*parsed)
-    checks = ["*"]
+    checks, marks = ["*"], ["*"]  # marks read the checks' columns: a select of their own
     for kind, plan in kinds.items():
-        doc = q("d_" + kind)
-        checks.append(f"coalesce({doc} IS NOT NULL AND to_json({doc}) = `_canon` AND ({plan.valid}), false) "
-                      f"AS {q('ok_' + kind)}")
+        doc, ok = q("d_" + kind), q("ok_" + kind)
+        checks.append(f"coalesce({doc} IS NOT NULL AND to_json({doc}) = `_canon` AND ({plan.valid}), false) AS {ok}")
+        marks.append(f"CASE WHEN {ok} THEN {paths(plan.root, doc, chr(39) * 2, [0])} END AS {q('m_' + kind)}")
     stage = stage.selectExpr(*checks)
-    marks = ["*"]
-    for kind, plan in kinds.items():
-        doc = q("d_" + kind)
-        marks.append(f"CASE WHEN {q('ok_' + kind)} THEN {paths(plan.root, doc, chr(39) * 2, [0])} END AS {q('m_' + kind)}")
     marks.append(f"CAST({RID_BASE} AS BIGINT) + `_ordinal` * {ITEMS_PER_DOCUMENT} AS `_rid_base`")
     stage = stage.selectExpr(*marks)
     full = union + [(LINE_TAG, f"struct<{rows.ddl(LINE)}>")]
