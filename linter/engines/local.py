@@ -3,7 +3,7 @@ Python, with SQL's three-valued logic so it agrees with the Spark engine."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from linter.estate import Estate, record_order
@@ -32,7 +32,18 @@ class Scope:
     aggregates: dict = field(default_factory=dict)
 
 
+def derive(scope: Scope, **changes) -> Scope:
+    """The scope with some fields changed: dataclasses.replace, without its per-call
+    introspection (the pairs and list loops make millions of these)."""
+    fields = dict(scope.__dict__)
+    fields.update(changes)
+    return Scope(**fields)
+
+
 _SCOPED_NAMES = {"item", "value", "other", "organization"}
+# an aggregate's predicate that reads nothing but these is a function of the item and
+# the pairs profile: _profile_pairs memoizes it (item_memo)
+_ITEM_AND_PROFILE = {"item", "profile"}
 _ABSENT = object()
 
 
@@ -42,6 +53,10 @@ class Evaluator:
         self.tables = load_tables()
         self._compiled: dict[int, Any] = {}
         self._nav_memo: dict[tuple, tuple[Any, Any]] = {}
+        # set by LocalEngine._profile_pairs for its duration: predicate results keyed
+        # by (node, item table, item, profile values); the profile dicts outlive it
+        self.item_memo: dict[tuple, Any] | None = None
+        self._pure: dict[int, tuple[Node, bool]] = {}
         # derived fields are computed when a rule first reads them, then kept on the record
         self._derived = {(table.name, name): parse(text)
                          for table in self.tables.values() for name, text in table.derived.items()}
@@ -273,11 +288,28 @@ class Evaluator:
         # list aggregates: any, all, count, distinct_count
         items, texts, item_table = self._list(args[0].args, scope)
         results = []
-        for value, text in zip(items, texts):
-            if value is None:
-                continue
-            inner = replace(scope, item=value, item_text=text, item_table=item_table)
-            results.append(self.eval(args[1], inner) if len(args) > 1 else True)
+        predicate = args[1] if len(args) > 1 else None
+        memo = self.item_memo
+        profile = scope.aggregates.get("profile") if memo is not None else None
+        if profile is not None and self._reads_item_and_profile(predicate):
+            for value, text in zip(items, texts):
+                if value is None:
+                    continue
+                try:
+                    key = (id(predicate), id(item_table), type(value), value, id(profile))
+                    result = memo[key]
+                except KeyError:
+                    result = memo[key] = self.eval(predicate, derive(scope, item=value, item_text=text,
+                                                                     item_table=item_table))
+                except TypeError:  # an unhashable item
+                    result = self.eval(predicate, derive(scope, item=value, item_text=text, item_table=item_table))
+                results.append(result)
+        else:
+            for value, text in zip(items, texts):
+                if value is None:
+                    continue
+                inner = derive(scope, item=value, item_text=text, item_table=item_table)
+                results.append(self.eval(predicate, inner) if predicate is not None else True)
         if name == "any":
             return True if True in results else (None if None in results else False)
         if name == "all":
@@ -287,6 +319,14 @@ class Evaluator:
         if name == "distinct_count":
             return len({r for r in results if r is not None})
         raise ValueError(name)
+
+    def _reads_item_and_profile(self, node: Node | None) -> bool:
+        if node is None:
+            return False
+        entry = self._pure.get(id(node))
+        if entry is None or entry[0] is not node:
+            entry = self._pure[id(node)] = (node, all(p[0] in _ITEM_AND_PROFILE for p in field_paths(node)))
+        return entry[1]
 
     def _list(self, path: tuple, scope: Scope):
         values, texts = self.nav(path, scope)
@@ -404,14 +444,14 @@ class LocalEngine:
                 texts = record.get(check.each + "__text") or values
                 ref = self.tables[spec.ref] if spec.ref else None
                 for index, (value, text) in enumerate(zip(values, texts)):
-                    inner = replace(scope, item=value, item_text=text, item_table=ref)
+                    inner = derive(scope, item=value, item_text=text, item_table=ref)
                     if self._true(check.when, inner):
                         out.append(self._finding(rule, check, inner, spec.path + (index,)))
             elif check.fields:
                 for name in check.fields:
                     spec = table.fields.get(name)
                     ref = self.tables[spec.ref] if spec is not None and spec.ref else None
-                    inner = replace(scope, value=self.evaluator.field(record, name), value_text=record.get(name + "__text"),
+                    inner = derive(scope, value=self.evaluator.field(record, name), value_text=record.get(name + "__text"),
                                     value_table=ref)
                     if self._true(check.when, inner):
                         out.append(self._finding(rule, check, inner, field_path(table, name)))
@@ -433,7 +473,7 @@ class LocalEngine:
                 continue
             names = sorted((r["name__text"] or "" for r, _ in members), key=lambda n: (n.lower(), n))
             for record, scope in members:
-                inner = replace(scope, aggregates={"count": len(members), "group": names})
+                inner = derive(scope, aggregates={"count": len(members), "group": names})
                 if self._true(check.when, inner):
                     out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
@@ -473,7 +513,7 @@ class LocalEngine:
                         continue
                 elif v in keys:
                     continue
-                inner = replace(scope, value=v, value_text=t)
+                inner = derive(scope, value=v, value_text=t)
                 if self._true(check.when, inner):
                     out.append(self._finding(rule, check, inner, path))
         return out
@@ -497,7 +537,7 @@ class LocalEngine:
             for record, scope in members:
                 if self.focus is not None and record["_file"] not in self.focus:
                     continue
-                inner = replace(scope, aggregates=aggregates)
+                inner = derive(scope, aggregates=aggregates)
                 if self._true(check.when, inner) and self._true(check.report, inner):
                     out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
@@ -527,7 +567,7 @@ class LocalEngine:
                 if key == winner_key:
                     continue
                 for record, scope in members:
-                    inner = replace(scope, aggregates={"count": len(members), "largest": largest})
+                    inner = derive(scope, aggregates={"count": len(members), "largest": largest})
                     if self._true(check.when, inner):
                         out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
@@ -549,7 +589,7 @@ class LocalEngine:
             if key is None:
                 continue
             for other in sorted(others.get(key, ()), key=record_order):
-                inner = replace(scope, other=other, other_table=other_table)
+                inner = derive(scope, other=other, other_table=other_table)
                 if self._true(check.when, inner):
                     out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
@@ -576,31 +616,39 @@ class LocalEngine:
         # records with equal values share its result, per profile
         reads = sorted({p[0] for p in field_paths(check.when) if p[0] not in _SCOPED_NAMES | {"profile"}}) \
             if check.when is not None else []
-        verdicts: dict[tuple, bool] = {}
+        # per distinct (join key, fields `when` reads): the profiles for which it fires
+        firing: dict[tuple, list] = {}
         out = []
-        for record, scope in self._rows(check, focused=True):
-            key = self.evaluator.eval(left, scope)
-            if key is None:
-                continue
-            try:
-                seen = (key,) + tuple(_hashable(self.evaluator.field(record, name)) for name in reads)
-                hash(seen)
-            except TypeError:
-                seen = None
-            for identity, (values, members) in grouped.get(key, {}).items():
-                inner = replace(scope, aggregates={**scope.aggregates, "profile": values})
-                if seen is None:
-                    fires = self._true(check.when, inner)
-                else:
-                    fires = verdicts.get((seen, identity))
-                    if fires is None:
-                        fires = verdicts[(seen, identity)] = self._true(check.when, inner)
-                if not fires:
+        self.evaluator.item_memo = {}
+        try:
+            for record, scope in self._rows(check, focused=True):
+                key = self.evaluator.eval(left, scope)
+                if key is None:
                     continue
-                for other in sorted(members, key=record_order):
-                    pair = replace(inner, other=other, other_table=other_table)
-                    if check.other_when is None or self._true(check.other_when, pair):
-                        out.append(self._finding(rule, check, pair, field_path(table, check.field)))
+                profiles = grouped.get(key)
+                if not profiles:
+                    continue
+                try:
+                    seen = (key,) + tuple(_hashable(self.evaluator.field(record, name)) for name in reads)
+                    fired = firing.get(seen)
+                except TypeError:
+                    seen = fired = None
+                if fired is None:
+                    fired = []
+                    for values, members in profiles.values():
+                        inner = derive(scope, aggregates={**scope.aggregates, "profile": values})
+                        if self._true(check.when, inner):
+                            fired.append((values, members))
+                    if seen is not None:
+                        firing[seen] = fired
+                for values, members in fired:
+                    inner = derive(scope, aggregates={**scope.aggregates, "profile": values})
+                    for other in sorted(members, key=record_order):
+                        pair = derive(inner, other=other, other_table=other_table)
+                        if check.other_when is None or self._true(check.other_when, pair):
+                            out.append(self._finding(rule, check, pair, field_path(table, check.field)))
+        finally:
+            self.evaluator.item_memo = None
         return out
 
 

@@ -15,10 +15,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def free_port(taken: set[int] | None = None) -> int:
+    """A port free now and not in ``taken``: the JVMs bind theirs seconds later, so
+    two ports asked for before then could otherwise be the same one (a worker's UI
+    then took the master's, and the master's JSON state answered with a worker's page)."""
+    taken = taken if taken is not None else set()
+    while True:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        if port not in taken:
+            taken.add(port)
+            return port
 
 
 def spark_class() -> Path:
@@ -30,8 +38,9 @@ def spark_class() -> Path:
 class Cluster:
     def __init__(self, workdir: Path):
         self.workdir = workdir
-        self.master_port = free_port()
-        self.ui_port = free_port()
+        self.ports: set[int] = set()
+        self.master_port = free_port(self.ports)
+        self.ui_port = free_port(self.ports)
         self.url = f"spark://127.0.0.1:{self.master_port}"
         self.master: subprocess.Popen | None = None
         self.workers: list[subprocess.Popen] = []
@@ -51,7 +60,7 @@ class Cluster:
     def start_worker(self, cores: int = 1, memory: str = "1g") -> subprocess.Popen:
         index = len(self.workers)
         worker = self._start(f"worker{index}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
-                             "--cores", str(cores), "--memory", memory, "--webui-port", str(free_port()),
+                             "--cores", str(cores), "--memory", memory, "--webui-port", str(free_port(self.ports)),
                              "--work-dir", str(self.workdir / f"work{index}"), self.url)
         self.workers.append(worker)
         return worker
@@ -67,7 +76,7 @@ class Cluster:
                 alive = [w for w in self.state().get("workers", []) if w.get("state") == "ALIVE"]
                 if len(alive) >= count:
                     return
-            except OSError:
+            except (OSError, ValueError):  # not up yet, or not yet answering with its state
                 pass
             if self.master is not None and self.master.poll() is not None:
                 raise RuntimeError("the Spark master exited: " + (self.workdir / "master.log").read_text()[-2000:])

@@ -125,3 +125,22 @@ def test_malformed_jsonl_lines_are_findings_and_the_counts_add_up(batch):
     assert counts["records_in"] == 6  # the blank line is not a record
     assert counts["linted"] == 2  # EX-A and EX-C
     assert counts["records_in"] - counts["linted"] == 4
+
+
+def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkeypatch):
+    """Estates above SMALL_RECORDS run with generated code, the default shuffle
+    partitions and the findings' union coalesced to a few tasks per core; the
+    batch above is small. The same findings either way."""
+    from linter.engines.spark import job
+
+    specs = [tree_spec("samples", REPO / "samples" / "estate", REPO),
+             EstateSpec("malformed", [("broken.jsonl", MALFORMED)], "jsonl")]
+    generated = _generated(tmp_path)
+    if generated is not None:
+        specs.append(generated)
+    monkeypatch.setattr(job, "SMALL_RECORDS", 0)
+    found, _, failures = run_spark(spark, specs, RULES, tmp_path / "inputs")
+    assert failures == []
+    for spec in specs:
+        expected = local_findings(spec, RULES)
+        assert found[spec.name] == expected, spec.name

@@ -241,6 +241,11 @@ def is_connect(session) -> bool:
     return type(session).__module__.startswith("pyspark.sql.connect")
 
 
+def parallelism(session) -> int:
+    """The cores the job can count on (2 under Spark Connect, which does not say)."""
+    return 2 if is_connect(session) else session.sparkContext.defaultParallelism
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0][:300]
