@@ -134,7 +134,7 @@ def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkey
     from linter.engines.spark import job
 
     specs = [tree_spec("samples", REPO / "samples" / "estate", REPO),
-             EstateSpec("malformed", [("broken.jsonl", MALFORMED)], "jsonl")]
+             tree_spec("corpus", REPO / "tests" / "corpus" / "bad-input", REPO)]
     generated = _generated(tmp_path)
     if generated is not None:
         specs.append(generated)
