@@ -370,6 +370,8 @@ def relint(previous, options, texts: dict[str, str]):
 
 
 def _syntax_error(loaded: LoadedFile) -> str | None:
+    if loaded.path.lower().endswith((".jsonl", ".ndjson")):
+        return "not fixed: JSON Lines files are not edited in place; correct the source they were exported from"
     broken = [f for f in loaded.findings if f.rule == "EXL001"]
     if loaded.text is None or broken:
         line = broken[0].line if broken else 1

@@ -143,6 +143,10 @@ def load_file(path: Path, display: str | None = None) -> LoadedFile:
         raise InputError(f"{display}: is a directory") from None
     except OSError as exc:
         raise InputError(f"{display}: cannot read: {exc.strerror or exc}") from None
+    if path.name.lower().endswith((".jsonl", ".ndjson")):  # linter.loading.jsonl.JSONL_SUFFIXES
+        from linter.loading.jsonl import load_jsonl
+
+        return load_jsonl(data, display)
     try:
         text = decode(data)
     except TextError as exc:

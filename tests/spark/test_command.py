@@ -176,3 +176,11 @@ def test_parse_option_chooses_the_parse_path_and_keeps_the_findings(spark, small
     assert seen["native"] is native
     assert (seen["native_lines"] > 0) == (parse == "sql")
     assert sorted(map(json.dumps, json.loads(done.stdout)["findings"])) == expected and expected
+
+
+def test_check_reads_json_lines_as_the_estate_job_does(small_inventory):
+    """`exlint check` on the same JSON Lines file gives the estate job's findings."""
+    inventory, expected = small_inventory
+    done = CliRunner().invoke(cli, ["check", str(inventory), "--format", "json"])
+    assert done.exit_code == 1, done.output
+    assert sorted(map(json.dumps, json.loads(done.stdout)["findings"])) == expected

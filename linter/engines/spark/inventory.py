@@ -22,15 +22,15 @@ from urllib.parse import unquote, urlparse
 
 from linter.engines.spark import native as native_sql
 from linter.engines.spark import records as rows
-from linter.findings import Finding, format_path
+from linter.findings import Finding
 from linter.loading import YAML_SUFFIXES, Document, InputError, load_file, walk_files
+from linter.loading.jsonl import JSONL_SUFFIXES, json_document, line_item  # noqa: F401 - re-exported
 from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
 from linter.runner import display_path
 from linter.schema import validate_document
 from linter.suppressions import parse_suppressions
 
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet", ".parq")
 FINDING_TAG, STATS_TAG, SUPPRESSION_TAG = "F", "S", "X"
 CHUNK_BYTES = 8 * 1024 * 1024  # JSON Lines files are cut into ranges of about this size
@@ -174,64 +174,6 @@ def _yaml_rows(emit: Emitter, task) -> list:
 
 
 # -- JSON Lines and Parquet documents ---------------------------------------------
-class _JsonObject(dict):
-    __slots__ = ("duplicates",)
-
-
-def _object_pairs(pairs):
-    out = _JsonObject()
-    out.duplicates = []
-    for key, value in pairs:
-        if key in out:
-            out.duplicates.append(key)
-        out[key] = value
-    return out
-
-
-def _walk(value, path, marks, duplicates, position):
-    marks[format_path(path)] = position
-    if isinstance(value, dict):
-        for key in getattr(value, "duplicates", ()):
-            duplicates.append(path + (key,))
-        for key, child in value.items():
-            _walk(child, path + (key,), marks, duplicates, position)
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            _walk(child, path + (index,), marks, duplicates, position)
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
-
-
-def json_document(text: str, display: str, index: int, line: int):
-    """(Document or None, findings) of one JSON text; every value is placed at
-    (line, 1): a JSON line has no finer positions worth their cost."""
-    try:
-        data = json.loads(text, object_pairs_hook=_object_pairs)
-    except RecursionError:
-        return None, [Finding("EXL001", "error", "nesting too deep for a JSON parser", display, line, 1)]
-    except ValueError as exc:
-        column = getattr(exc, "colno", 1)
-        message = getattr(exc, "msg", str(exc))
-        return None, [Finding("EXL001", "error", f"invalid JSON: {message}", display, line, column)]
-    marks: dict = {}
-    duplicates: list = []
-    _walk(data, (), marks, duplicates, (line, 1))
-    findings = [
-        Finding("EXL002", "error",
-                f"duplicate key {dup[-1]!r}; JSON readers silently keep only the last one: "
-                "remove or merge the duplicates",
-                display, line, 1, ".".join(str(p) for p in dup), None)
-        for dup in duplicates
-    ]
-    return Document(display, index, line, 1, _plain(data), marks), findings
-
-
 def _documents_rows(emit: Emitter, est: int, display: str, items, first_chunk: bool) -> list:
     """Rows of (line number, JSON text or None for undecodable, error) items."""
     out = []
@@ -264,21 +206,6 @@ def _jsonl_rows(emit: Emitter, task) -> list:
         if item is not None:
             items.append(item)
     return _documents_rows(emit, est, display, items, start == 0)
-
-
-def line_item(number: int, raw: bytes):
-    """(line number, JSON text or None, error or None) of one line; None for a blank line."""
-    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    if not raw.strip():
-        return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return number, None, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
-    if "\x00" in text:
-        return number, None, "NUL byte in a JSON line: this is not JSON text"
-    return number, text, None
 
 
 def lines_partition(index, iterator):

@@ -1,0 +1,104 @@
+"""JSON Lines: one document per line, the input-model envelope. Both `exlint check`
+(load_file) and the estate job's Python path (engines/spark/inventory.py) read a
+line here, so a line gives the same document and findings in either. Imported by
+load_file only for such a file (it needs this package's Document)."""
+from __future__ import annotations
+
+import json
+
+from linter.findings import Finding, format_path
+from linter.loading import Document, LoadedFile
+
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+class _JsonObject(dict):
+    __slots__ = ("duplicates",)
+
+
+def _object_pairs(pairs):
+    out = _JsonObject()
+    out.duplicates = []
+    for key, value in pairs:
+        if key in out:
+            out.duplicates.append(key)
+        out[key] = value
+    return out
+
+
+def _walk(value, path, marks, duplicates, position):
+    marks[format_path(path)] = position
+    if isinstance(value, dict):
+        for key in getattr(value, "duplicates", ()):
+            duplicates.append(path + (key,))
+        for key, child in value.items():
+            _walk(child, path + (key,), marks, duplicates, position)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            _walk(child, path + (index,), marks, duplicates, position)
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def json_document(text: str, display: str, index: int, line: int):
+    """(Document or None, findings) of one JSON text; every value is placed at
+    (line, 1): a JSON line has no finer positions worth their cost."""
+    try:
+        data = json.loads(text, object_pairs_hook=_object_pairs)
+    except RecursionError:
+        return None, [Finding("EXL001", "error", "nesting too deep for a JSON parser", display, line, 1)]
+    except ValueError as exc:
+        column = getattr(exc, "colno", 1)
+        message = getattr(exc, "msg", str(exc))
+        return None, [Finding("EXL001", "error", f"invalid JSON: {message}", display, line, column)]
+    marks: dict = {}
+    duplicates: list = []
+    _walk(data, (), marks, duplicates, (line, 1))
+    findings = [
+        Finding("EXL002", "error",
+                f"duplicate key {dup[-1]!r}; JSON readers silently keep only the last one: "
+                "remove or merge the duplicates",
+                display, line, 1, ".".join(str(p) for p in dup), None)
+        for dup in duplicates
+    ]
+    return Document(display, index, line, 1, _plain(data), marks), findings
+
+
+def line_item(number: int, raw: bytes):
+    """(line number, JSON text or None, error or None) of one line; None for a blank line."""
+    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if not raw.strip():
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return number, None, f"invalid UTF-8 (byte 0x{raw[exc.start]:02x}); save the file as UTF-8"
+    if "\x00" in text:
+        return number, None, "NUL byte in a JSON line: this is not JSON text"
+    return number, text, None
+
+
+def load_jsonl(data: bytes, display: str):
+    """A LoadedFile of a JSON Lines file's bytes: a document per line, and an EXL001
+    finding at its line for a line that is not one (blank lines are skipped)."""
+    loaded = LoadedFile(display, None)
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        item = line_item(number, raw)
+        if item is None:
+            continue
+        _, text, error = item
+        if error is not None:
+            loaded.findings.append(Finding("EXL001", "error", error, display, number, 1))
+            continue
+        document, findings = json_document(text, display, number - 1, number)
+        loaded.findings.extend(findings)
+        if document is not None:
+            loaded.documents.append(document)
+    return loaded
