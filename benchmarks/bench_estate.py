@@ -102,23 +102,13 @@ def local_in_child(path: Path) -> tuple[float, int, float]:
 
 def local(path: Path) -> tuple[float, int]:
     from linter.engines.local import LocalEngine
-    from linter.engines.spark.inventory import json_document
     from linter.estate import build_estate
-    from linter.loading import LoadedFile
+    from linter.loading import load_file
     from linter.policy.packs import load_rules
 
     rules = load_rules()
     start = time.perf_counter()
-    loaded = LoadedFile(path.name, None)
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            document, findings = json_document(line, path.name, number - 1, number)
-            loaded.findings.extend(findings)
-            if document is not None:
-                loaded.documents.append(document)
-    estate = build_estate([loaded])
+    estate = build_estate([load_file(path, path.name)])  # JSON Lines: a document per line, as the estate job reads it
     findings = len(estate.findings) + len(LocalEngine(estate, rules).run())
     return time.perf_counter() - start, findings
 

@@ -291,25 +291,25 @@ class Evaluator:
         predicate = args[1] if len(args) > 1 else None
         memo = self.item_memo
         profile = scope.aggregates.get("profile") if memo is not None else None
-        if profile is not None and self._reads_item_and_profile(predicate):
-            for value, text in zip(items, texts):
-                if value is None:
-                    continue
+        cached = profile is not None and self._reads_item_and_profile(predicate)
+        for value, text in zip(items, texts):
+            if value is None:
+                continue
+            if predicate is None:
+                results.append(True)
+                continue
+            key = (id(predicate), id(item_table), type(value), value, id(profile)) if cached else None
+            result = _ABSENT
+            if key is not None:
                 try:
-                    key = (id(predicate), id(item_table), type(value), value, id(profile))
-                    result = memo[key]
-                except KeyError:
-                    result = memo[key] = self.eval(predicate, derive(scope, item=value, item_text=text,
-                                                                     item_table=item_table))
-                except TypeError:  # an unhashable item
-                    result = self.eval(predicate, derive(scope, item=value, item_text=text, item_table=item_table))
-                results.append(result)
-        else:
-            for value, text in zip(items, texts):
-                if value is None:
-                    continue
-                inner = derive(scope, item=value, item_text=text, item_table=item_table)
-                results.append(self.eval(predicate, inner) if predicate is not None else True)
+                    result = memo.get(key, _ABSENT)
+                except TypeError:  # an unhashable item: evaluated, not kept
+                    key = None
+            if result is _ABSENT:
+                result = self.eval(predicate, derive(scope, item=value, item_text=text, item_table=item_table))
+                if key is not None:
+                    memo[key] = result
+            results.append(result)
         if name == "any":
             return True if True in results else (None if None in results else False)
         if name == "all":

@@ -21,7 +21,7 @@ from linter.atomic import atomic_write
 from linter.fixing.files import encode_like, unified_diff
 from linter.fixing.spec import FixSpec, parse_fix
 from linter.fixing.yamltext import Edit, Unfixable, YamlText, apply_edits, overlaps
-from linter.loading import Document, LoadedFile, load_text
+from linter.loading import JSONL_SUFFIXES, Document, LoadedFile, load_text
 from linter.loading.text import TextError, decode
 from linter.model.tables import load_tables
 from linter.policy.locate import parse_path
@@ -370,7 +370,7 @@ def relint(previous, options, texts: dict[str, str]):
 
 
 def _syntax_error(loaded: LoadedFile) -> str | None:
-    if loaded.path.lower().endswith((".jsonl", ".ndjson")):
+    if loaded.path.lower().endswith(JSONL_SUFFIXES):
         return "not fixed: JSON Lines files are not edited in place; correct the source they were exported from"
     broken = [f for f in loaded.findings if f.rule == "EXL001"]
     if loaded.text is None or broken:

@@ -13,6 +13,7 @@ from linter.loading.nodes import MAX_DEPTH, ConstructError, construct
 from linter.loading.text import TextError, decode, split_documents
 
 YAML_SUFFIXES = (".yaml", ".yml")
+JSONL_SUFFIXES = (".jsonl", ".ndjson")  # read a document per line (linter.loading.jsonl)
 
 try:  # the C loader is several times faster; fall back for exotic builds
     from yaml import CSafeLoader as _Loader
@@ -143,7 +144,7 @@ def load_file(path: Path, display: str | None = None) -> LoadedFile:
         raise InputError(f"{display}: is a directory") from None
     except OSError as exc:
         raise InputError(f"{display}: cannot read: {exc.strerror or exc}") from None
-    if path.name.lower().endswith((".jsonl", ".ndjson")):  # linter.loading.jsonl.JSONL_SUFFIXES
+    if path.name.lower().endswith(JSONL_SUFFIXES):
         from linter.loading.jsonl import load_jsonl
 
         return load_jsonl(data, display)

@@ -9,8 +9,6 @@ import json
 from linter.findings import Finding, format_path
 from linter.loading import Document, LoadedFile
 
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
-
 
 class _JsonObject(dict):
     __slots__ = ("duplicates",)
@@ -85,7 +83,15 @@ def line_item(number: int, raw: bytes):
     return number, text, None
 
 
-def load_jsonl(data: bytes, display: str):
+def line_document(number: int, text: str | None, error: str | None, display: str):
+    """(Document or None, findings) of a line_item: its error as an EXL001 finding at
+    the line, or its JSON text read."""
+    if error is not None:
+        return None, [Finding("EXL001", "error", error, display, number, 1)]
+    return json_document(text, display, number - 1, number)
+
+
+def load_jsonl(data: bytes, display: str) -> LoadedFile:
     """A LoadedFile of a JSON Lines file's bytes: a document per line, and an EXL001
     finding at its line for a line that is not one (blank lines are skipped)."""
     loaded = LoadedFile(display, None)
@@ -93,11 +99,7 @@ def load_jsonl(data: bytes, display: str):
         item = line_item(number, raw)
         if item is None:
             continue
-        _, text, error = item
-        if error is not None:
-            loaded.findings.append(Finding("EXL001", "error", error, display, number, 1))
-            continue
-        document, findings = json_document(text, display, number - 1, number)
+        document, findings = line_document(*item, display)
         loaded.findings.extend(findings)
         if document is not None:
             loaded.documents.append(document)

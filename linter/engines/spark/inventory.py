@@ -23,8 +23,8 @@ from urllib.parse import unquote, urlparse
 from linter.engines.spark import native as native_sql
 from linter.engines.spark import records as rows
 from linter.findings import Finding
-from linter.loading import YAML_SUFFIXES, Document, InputError, load_file, walk_files
-from linter.loading.jsonl import JSONL_SUFFIXES, json_document, line_item  # noqa: F401 - re-exported
+from linter.loading import JSONL_SUFFIXES, YAML_SUFFIXES, Document, InputError, load_file, walk_files
+from linter.loading.jsonl import line_document, line_item
 from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
 from linter.runner import display_path
@@ -180,10 +180,7 @@ def _documents_rows(emit: Emitter, est: int, display: str, items, first_chunk: b
     documents = records_in = linted = 0
     for number, text, error in items:
         records_in += 1
-        if error is not None:
-            out.append(emit.finding(Finding("EXL001", "error", error, display, number, 1), est))
-            continue
-        document, findings = json_document(text, display, number - 1, number)
+        document, findings = line_document(number, text, error, display)
         out.extend(emit.finding(f, est) for f in findings)
         if document is None:
             continue
