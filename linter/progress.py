@@ -21,6 +21,12 @@ The line is redrawn in place (``\\r`` and erase-line) at most every
 thread so the elapsed time moves during a long step that reports nothing
 (a Spark job). When the run ends, the line is replaced by a one-line summary
 of the stages (``load 47 files 0.3s · validate 92 documents 0.1s · …``).
+
+A long job (``exlint estate``) can also ask for a ``heartbeat``: where standard
+error is not a terminal (a CI log), a plain status line is printed every
+``heartbeat`` seconds, so the log shows the job is alive and where it is. And a
+stage whose work happens elsewhere (Spark) can be ``follow``-ed: a function
+called at every redraw gives its count, total and what it is on now.
 """
 from __future__ import annotations
 
@@ -41,6 +47,8 @@ class _Stage:
     started: float
     count: int = 0
     ended: float | None = None
+    follow: object = None  # () -> (count, total, detail) or None, for work done elsewhere
+    detail: str = ""
 
 
 def _seconds(value: float) -> str:
@@ -64,9 +72,12 @@ class Progress:
     """Stages with counts and elapsed time on a terminal; silent otherwise."""
 
     def __init__(self, enabled: bool = True, stream=None, *, delay: float = 0.5, interval: float = 0.1,
-                 ticker: bool = False, clock=time.monotonic, prefix: str = "exlint"):
+                 ticker: bool = False, clock=time.monotonic, prefix: str = "exlint", heartbeat: float | None = None):
         self.stream = stream if stream is not None else sys.stderr
-        self.enabled = bool(enabled) and _is_terminal(self.stream) and os.environ.get("TERM") != "dumb"
+        terminal = _is_terminal(self.stream) and os.environ.get("TERM") != "dumb"
+        self.enabled = bool(enabled) and terminal
+        # not a terminal: no redrawn line, but a line every `heartbeat` seconds
+        self.heartbeat = heartbeat if enabled and heartbeat and not terminal else None
         self.delay = delay
         self.interval = interval
         self.clock = clock
@@ -79,8 +90,9 @@ class Progress:
         self._closed = False
         self._ticker = None
         self._stop = threading.Event()
-        if self.enabled and ticker:
-            self._ticker = threading.Thread(target=self._tick, name="exlint-progress", daemon=True)
+        if (self.enabled and ticker) or self.heartbeat:
+            self._ticker = threading.Thread(target=self._tick if self.enabled else self._beat,
+                                            name="exlint-progress", daemon=True)
             self._ticker.start()
 
     # -- the API the engines call ------------------------------------------------
@@ -113,6 +125,21 @@ class Progress:
         stage.count += n
         if self.enabled:
             self._draw()
+
+    def follow(self, source) -> None:
+        """The current stage's count, total and detail come from ``source()``, which
+        returns ``(count, total, detail)`` (an item None: left as it is), or None
+        when it has nothing to say."""
+        if self.current is not None:
+            self.current.follow = source
+
+    def unfollow(self) -> None:
+        """Take the followed numbers one last time (the work is done) and stop."""
+        stage = self.current
+        if stage is not None and stage.follow is not None:
+            self._poll(stage)
+            stage.follow = None
+            stage.detail = ""
 
     def set_total(self, total: int | None) -> None:
         """The current stage's total, once known."""
@@ -162,6 +189,7 @@ class Progress:
         stage = self.current
         if stage is None:
             return f"{self.prefix}: {_seconds(now - self.started)}"
+        self._poll(stage)
         number = len(self.stages)
         if stage.total:
             share = min(1.0, stage.count / stage.total)
@@ -170,8 +198,23 @@ class Progress:
             counted = f"{bar} {stage.count}/{stage.total}{' ' + stage.unit if stage.unit else ''} {share:4.0%}"
         else:
             counted = f"{stage.count}{' ' + stage.unit if stage.unit else ''}" if stage.count else "\u2026"
+        detail = f" \u00b7 {stage.detail}" if stage.detail else ""
         return (f"{self.prefix}: [{number}] {stage.name} {counted} "
-                f"{_seconds(now - stage.started)} ({_seconds(now - self.started)} in all)")
+                f"{_seconds(now - stage.started)} ({_seconds(now - self.started)} in all){detail}")
+
+    @staticmethod
+    def _poll(stage: _Stage) -> None:
+        if stage.follow is None:
+            return
+        try:
+            answer = stage.follow()
+        except Exception:  # noqa: BLE001 - a display must never fail the run
+            answer = None
+        if answer is not None:
+            count, total, detail = answer
+            stage.count = stage.count if count is None else count
+            stage.total = stage.total if total is None else total
+            stage.detail = stage.detail if detail is None else detail
 
     def _draw(self, force: bool = False) -> None:
         if not self.enabled or self._closed:
@@ -205,6 +248,13 @@ class Progress:
     def _tick(self) -> None:
         while not self._stop.wait(max(self.interval, 0.25)):
             self._draw(force=True)
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.heartbeat):
+            with self._lock:
+                if self._closed:
+                    return
+                self._write(self.status_line() + "\n")
 
 
 class _Null(Progress):

@@ -41,10 +41,127 @@ class EstateError(click.ClickException):
 @click.option("--parse", type=click.Choice(["auto", "sql", "python"]), default="auto", show_default=True,
               help="Where JSON Lines and Parquet are parsed and validated: in Spark SQL (executors run no Python "
                    "for clean lines), in Python, or auto (SQL from 256 MB of input). The findings are the same.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress display (on a terminal) and no progress lines "
+              "(in a log).")
+@click.option("--debug", is_flag=True, help="Show Spark's own output and full traces on the terminal instead of "
+              "one line and a log file.")
 def estate_command(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,
-                   fail_on, select, ignore, config, no_inline_suppressions, parse, quiet):
+                   fail_on, select, ignore, config, no_inline_suppressions, parse, quiet, debug):
     """Lint an estate-wide inventory (YAML tree, JSON Lines or Parquet) on Apache Spark."""
+    from linter.engines.spark.failures import new_log_path
+
+    log = None if debug else new_log_path()
+    state: dict = {}  # what the run got to: its progress display, whether it started Spark
+    try:
+        code = _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report,
+                       compare, fail_on, select, ignore, config, no_inline_suppressions, parse, quiet, log, state)
+    except KeyboardInterrupt:
+        _interrupted(state)
+    except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
+        _end_progress(state)
+        raise
+    except Exception as exc:  # noqa: BLE001 - one line and a log instead of a trace (--debug: the trace)
+        if debug:
+            raise
+        _fail(exc, log, state)
+    sys.exit(code)
+
+
+def _end_progress(state: dict) -> None:
+    if state.get("progress") is not None:
+        state["progress"].done(summary=False)
+
+
+def _fail(exc: BaseException, log, state: dict) -> None:
+    from linter.engines.spark.failures import append_trace, describe, is_spark_failure
+
+    _end_progress(state)
+    append_trace(log, exc)
+    if is_spark_failure(exc):
+        message = describe(exc)
+    else:
+        first = (str(exc).strip().splitlines() or [""])[0][:300]
+        message = f"internal error ({type(exc).__name__}: {first}); please report it with the log"
+    if state.get("started_spark"):
+        _stop_spark()
+    raise EstateError(f"{message} (details: {log})")
+
+
+def _interrupted(state: dict) -> None:
+    """Ctrl-C: Spark's jobs were cancelled by PySpark's handler; stop Spark and its
+    JVM, leave no process and no partial output behind (the output and the report
+    are written atomically), say so in one line, exit 130."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not interrupt the clean-up
+    _end_progress(state)
+    if state.get("started_spark", True):
+        _stop_spark()
+    click.echo("exlint: interrupted: Spark stopped, nothing written", err=True)
+    sys.exit(130)
+
+
+def _stop_spark(timeout: float = 20.0) -> None:
+    """Stop the session (if any) within ``timeout`` seconds, then make sure the JVM
+    this process started, and the Python workers it started, are gone."""
+    import threading
+
+    from linter.engines.spark.session import jvm_process
+
+    process = jvm_process()
+
+    def stop():
+        try:
+            from pyspark.sql import SparkSession
+
+            session = SparkSession.getActiveSession()
+            if session is not None:
+                session.stop()
+        except Exception:  # noqa: BLE001 - the JVM may already be gone
+            pass
+
+    stopper = threading.Thread(target=stop, daemon=True)
+    stopper.start()
+    stopper.join(timeout)
+    if process is not None:
+        _kill_tree(process.pid)
+        try:
+            process.wait(timeout=10)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and every process below it (Spark's Python daemon and workers)."""
+    import os
+    import signal
+
+    children: dict[int, list[int]] = {}
+    try:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as stat:
+                        fields = stat.read().rsplit(b")", 1)[1].split()
+                    children.setdefault(int(fields[1]), []).append(int(entry))
+                except (OSError, IndexError, ValueError):
+                    continue
+    except OSError:  # no /proc: the JVM alone
+        pass
+    order, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        order.append(current)
+        pending.extend(children.get(current, ()))
+    for target in order:
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,
+            fail_on, select, ignore, config, no_inline_suppressions, parse, quiet, log, state: dict) -> int:
     from linter.cli import _split
     from linter.config import Config, ConfigError, read_config
     from linter.engines.spark.session import SessionError, SessionOptions, build_session, check_java, \
@@ -59,28 +176,41 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
         import os
 
         options = SessionOptions(master=master, remote=remote, conf=parse_conf(confs),
-                                 submitted=os.environ.get("EXLINT_SPARK_SUBMITTED") == "1")
+                                 submitted=os.environ.get("EXLINT_SPARK_SUBMITTED") == "1", jvm_log=log)
         configuration = read_config(Path(config)) if config else Config()
         rules = load_rules(configuration.rule_dirs, configuration.options)
     except (SessionError, ConfigError, PackError) as exc:
         raise EstateError(str(exc)) from None
     from linter.engines.spark import job
+    from linter.engines.spark.executors import ExecutorError, check_executors
     from linter.engines.spark.inventory import discover_inputs
-    from linter.engines.spark.output import OutputError, write_findings
+    from linter.engines.spark.output import OutputError, check_target, write_findings
+    from linter.engines.spark.status import follower
 
-    # a Spark job reports nothing for minutes: the ticker keeps the elapsed time moving
-    progress = Progress(enabled=not quiet, ticker=True)
+    if output_dir:  # refused before Spark starts: nothing of the user's is ever replaced
+        try:
+            check_target(output_dir, inventory)
+        except OutputError as exc:
+            raise EstateError(str(exc)) from None
+    # a Spark job reports nothing for minutes: the ticker keeps the elapsed time moving,
+    # and in a log a line every HEARTBEAT seconds says the job is alive and where it is
+    progress = state["progress"] = Progress(enabled=not quiet, ticker=True, heartbeat=HEARTBEAT)
     try:
         progress.stage("load", unit="files")
         inputs = discover_inputs(inventory, fmt=input_format)
         if not inputs:
             raise EstateError(f"no inventory files (*.yaml, *.jsonl, *.parquet) under {', '.join(inventory)}")
         progress.advance(len(inputs))
+        progress.stage("start Spark")
+        state["started_spark"] = not _spark_running()
         spark = build_session(options)
+        if not remote and not job.is_local(spark):
+            progress.stage("check executors")
+            check_executors(spark)
         run = job.run(spark, inputs, rules, configuration, _split(select), _split(ignore), user_conf=options.conf,
                       progress=progress, inline_suppressions=not no_inline_suppressions,
-                      native={"auto": None, "sql": True, "python": False}[parse])
-    except (SessionError, InputError) as exc:
+                      native={"auto": None, "sql": True, "python": False}[parse], stages=follower(spark))
+    except (SessionError, InputError, ExecutorError) as exc:
         progress.done(summary=False)
         raise EstateError(str(exc)) from None
     try:
@@ -88,12 +218,9 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
         progress.stage("write", unit="findings")
         if output_dir:
             try:
-                write_findings(findings.drop("_est"), output_dir, output_format)
+                write_findings(findings.drop("_est"), output_dir, output_format, inventory)
             except OutputError as exc:
                 raise EstateError(str(exc)) from None
-            except Exception as exc:  # noqa: BLE001 - Spark's write errors are long Java traces
-                raise EstateError(f"{output_dir}: the findings could not be written: "
-                                  f"{str(exc).splitlines()[0][:300]}") from None
         summary = _summary(findings, run)
         progress.advance(sum(summary["severity"].values()))
         progress.done()
@@ -108,7 +235,20 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
             SEVERITY_ORDER[s] >= SEVERITY_ORDER[threshold] and n for s, n in summary["severity"].items())
     finally:
         run.close()
-    sys.exit(1 if failed else 0)
+    return 1 if failed else 0
+
+
+def _spark_running() -> bool:
+    """A SparkContext already runs in this process (a notebook, the test suite)."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return False
+    return SparkContext._active_spark_context is not None
+
+
+# seconds between the progress lines written where standard error is not a terminal
+HEARTBEAT = 10.0
 
 
 def _tables(run) -> dict:

@@ -165,14 +165,15 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
 
 def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=(),
         checkpoint: bool | None = None, user_conf: dict | None = None, progress=None,
-        inline_suppressions: bool = True, native: bool | None = None) -> EstateRun:
+        inline_suppressions: bool = True, native: bool | None = None, stages=None) -> EstateRun:
     """Lint the inventory; ``checkpoint``: keep intermediate tables as local
     checkpoints (default in local mode) rather than persisted with lineage;
     ``inline_suppressions``: apply the YAML files' ``# exlint: disable=`` comments;
     ``user_conf``: settings the user gave, which the run's tuning leaves alone;
     ``progress``: a linter.progress.Progress, told the stages validate and evaluate;
     ``native``: JSON lines parsed and modelled in Spark SQL where provably the same
-    (inventory.read_inventory; None: when the inputs are large enough to pay off)."""
+    (inventory.read_inventory; None: when the inputs are large enough to pay off);
+    ``stages``: a status.SparkStages that the progress follows (None: not followed)."""
     if progress is None:
         from linter.progress import Progress
 
@@ -184,10 +185,18 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     tuning = RuntimeConf(spark, user_conf)
     tuning.set({"spark.sql.shuffle.partitions": "1"})  # the parse output is small next to its input
     progress.stage("validate", unit="records")
+    if stages is not None:
+        stages.begin("validate", "read and validate the inventory")
+        progress.follow(lambda: _detail_only(stages()))
     inventory = read_inventory(spark, inputs, checkpoint, native)
+    progress.unfollow()
     progress.advance(sum(s["records_in"] for s in inventory.stats.values()))
     tuning.restore()
-    progress.stage("evaluate", total=len(enabled), unit="rules")
+    # the rules run as one Spark job of many stages: the display counts those
+    progress.stage("evaluate", unit=f"Spark stages ({len(enabled)} rules)")
+    if stages is not None:
+        stages.begin("evaluate", f"evaluate {len(enabled)} rules")
+        progress.follow(stages)
     small = _work(inventory, enabled) < SMALL_RECORDS
     if small:
         tuning.set(SMALL_CONF)
@@ -213,10 +222,16 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if inline_suppressions and inventory.suppressions is not None:
         findings = keep(suppress(spark, model, findings, inventory.suppressions, rules, config, select, ignore),
                         checkpoint)
-    progress.advance(len(enabled))
+    progress.unfollow()
+    if stages is not None:
+        stages.end()
     if small:
         findings = findings.coalesce(2)
     return EstateRun(findings, inventory, model, failures, before, tuning)
+
+
+def _detail_only(answer):
+    return None if answer is None else (None, None, answer[2])
 
 
 def _work(inventory, rules: dict[str, Rule]) -> int:

@@ -1,30 +1,66 @@
 """Writing findings, atomically: Spark writes into a temporary directory beside
 the target, which replaces the target only when the whole write succeeded, so
-a failed run leaves no partial output."""
+a failed or interrupted run leaves no partial output.
+
+Replacing a directory deletes what it held, so the target must be exlint's own:
+absent, empty, or an earlier findings output, which carries the MARKER file
+this module writes. Anything else (``.``, a home directory, a folder holding
+the inventory or the user's files) is refused before Spark starts."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import uuid
 from pathlib import Path
 
 FORMATS = ("parquet", "jsonl")
+# Spark and exlint's --compare skip files whose names start with "_" when reading findings back
+MARKER = "_EXLINT_FINDINGS"
 
 
 class OutputError(Exception):
     pass
 
 
-def write_findings(findings, target: str, fmt: str) -> None:
-    """Findings partitioned by rule (``rule=ID/`` directories)."""
+def _within(path: Path, directory: Path) -> bool:
+    return path == directory or directory in path.parents
+
+
+def check_target(target: str, inputs=()) -> Path:
+    """The resolved target, or OutputError when writing there could destroy what
+    exlint did not write (checked before the job and again before the commit)."""
     destination = Path(target).resolve()
     parent = destination.parent
+    if _within(Path.cwd().resolve(), destination):
+        raise OutputError(f"{target}: is the current directory or holds it; give a new directory for the findings, "
+                          f"such as findings/")
+    for source in inputs:
+        if _within(Path(source).resolve(), destination):
+            raise OutputError(f"{target}: holds the inventory ({source}); give a new directory for the findings")
     if not parent.is_dir():
         raise OutputError(f"{target}: the parent directory {parent} does not exist")
     if not os.access(parent, os.W_OK):
         raise OutputError(f"{target}: cannot write in {parent}")
-    if destination.exists() and not destination.is_dir():
-        raise OutputError(f"{target}: exists and is not a directory")
+    if destination.exists() or destination.is_symlink():
+        if not destination.is_dir():
+            raise OutputError(f"{target}: exists and is not a directory")
+        try:
+            entries = [entry.name for entry in os.scandir(destination)]
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot read the directory: {exc.strerror or exc}") from None
+        if entries and not (destination / MARKER).is_file():
+            raise OutputError(f"{target}: holds files exlint did not write ({len(entries)} entries, no {MARKER} "
+                              f"marker of an earlier exlint output); give a new or empty directory")
+    return destination
+
+
+def write_findings(findings, target: str, fmt: str, inputs=()) -> None:
+    """Findings partitioned by rule (``rule=ID/`` directories)."""
+    from linter import __version__
+
+    destination = check_target(target, inputs)
+    parent = destination.parent
     staging = parent / f".{destination.name}.exlint-{uuid.uuid4().hex[:8]}"
     writer = findings.repartition("rule").write.mode("errorifexists").partitionBy("rule")
     try:
@@ -32,6 +68,9 @@ def write_findings(findings, target: str, fmt: str) -> None:
             writer.parquet(staging.as_uri())
         else:
             writer.json(staging.as_uri())
+        (staging / MARKER).write_text(json.dumps({"tool": "exlint", "version": __version__, "format": fmt}) + "\n",
+                                      encoding="utf-8")
+        check_target(target, inputs)  # the directory may have changed while the job ran
         previous = None
         if destination.exists():
             previous = parent / f".{destination.name}.exlint-old-{uuid.uuid4().hex[:8]}"
@@ -39,6 +78,6 @@ def write_findings(findings, target: str, fmt: str) -> None:
         os.replace(staging, destination)
         if previous is not None:
             shutil.rmtree(previous, ignore_errors=True)
-    except Exception:
+    except BaseException:  # Ctrl-C too: no partial output
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +59,8 @@ class SessionOptions:
     app_name: str = "exlint estate"
     submitted: bool = False  # running under spark-submit: use its session as is
     progress: bool = False
+    # where the JVM's own output (log4j, start-up warnings) goes; None: the terminal (--debug)
+    jvm_log: Path | None = None
 
 
 def parse_conf(pairs) -> dict[str, str]:
@@ -150,6 +153,7 @@ def build_session(options: SessionOptions):
         conf.update(LOCAL_CONF)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     conf.update(options.conf)
+    worker_python(master, conf)
     java_options = conf.get("spark.driver.extraJavaOptions", "")
     if "log4j2.configurationFile" not in java_options:
         conf["spark.driver.extraJavaOptions"] = (java_options + f" -Dlog4j2.configurationFile={_quiet_log4j()}").strip()
@@ -157,11 +161,58 @@ def build_session(options: SessionOptions):
     for key, value in conf.items():
         builder = builder.config(key, value)
     try:
+        if options.jvm_log is not None:
+            _launch_jvm(master, options.app_name, conf, options.jvm_log)
         session = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start, or the master is unreachable
         raise SessionError(f"cannot start Spark (master {master}): {_first_line(exc)}") from None
     session.sparkContext.setLogLevel("WARN")
     return session
+
+
+def worker_python(master: str, conf: dict) -> str | None:
+    """The interpreter Spark's Python workers start, set before the context exists
+    (PySpark reads PYSPARK_PYTHON once, and defaults to whatever ``python3`` is
+    first on PATH, which for a pipx, cron or CI install is not the one that has
+    exlint). The user's choice (``spark.pyspark.python``, PYSPARK_PYTHON) wins; in
+    local mode the workers run this very interpreter; on a cluster the nodes'
+    default stays, and ``check_executors`` proves it can run exlint."""
+    chosen = conf.get("spark.pyspark.python") or os.environ.get("PYSPARK_PYTHON")
+    if not chosen and master.startswith("local"):
+        chosen = sys.executable
+    if chosen:
+        os.environ["PYSPARK_PYTHON"] = chosen
+    return chosen
+
+
+def _launch_jvm(master: str, app_name: str, conf: dict, log: Path) -> None:
+    """Start Spark's JVM with its standard output and error in ``log``: what it
+    prints on its own (``WARNING: Using incubator modules``, log4j warnings about
+    lost tasks) would otherwise land in the middle of the progress line. The
+    session builder then finds this gateway and uses it."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None:  # a JVM is already running in this process
+        return
+    spark_conf = SparkConf().setMaster(master).setAppName(app_name)
+    for key, value in conf.items():
+        spark_conf.set(key, value)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
+    with SparkContext._lock:
+        SparkContext._gateway = gateway
+        SparkContext._jvm = gateway.jvm
+
+
+def jvm_process():
+    """The Popen of the JVM this process started, if any."""
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return None
+    return getattr(SparkContext._gateway, "proc", None)
 
 
 def _connect_session(options: SessionOptions, conf: dict):

@@ -1,0 +1,141 @@
+"""What went wrong inside Spark, in one line a user can act on.
+
+Spark reports an executor's exception, a lost driver or an exhausted heap as a
+Py4J or PySpark exception whose text is hundreds of lines of Java and Python
+stack. ``exlint estate`` prints one line instead: the cause and what to do,
+and the path of a log file that holds the whole trace (and, unless
+``--debug``, everything the JVM printed). The rules below are matched against
+the exception's text in order; the first that matches names the cause.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+KEEP_LOGS = 20
+
+
+def log_directory() -> Path:
+    """Where the estate job's logs go: beside the record cache, else the temp dir."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for candidate in (Path(base) / "exlint" / "logs", Path(tempfile.gettempdir()) / f"exlint-logs-{os.getuid()}"):
+        try:
+            candidate.mkdir(parents=True, exist_ok=True)
+            if os.access(candidate, os.W_OK):
+                return candidate
+        except OSError:
+            continue
+    return Path(tempfile.mkdtemp(prefix="exlint-logs-"))
+
+
+def new_log_path() -> Path:
+    """A fresh log file for one run; the oldest beyond KEEP_LOGS are removed."""
+    directory = log_directory()
+    logs = sorted(directory.glob("estate-*.log"), key=lambda p: p.stat().st_mtime if p.exists() else 0)
+    for old in logs[:max(0, len(logs) - KEEP_LOGS + 1)]:
+        try:
+            old.unlink()
+        except OSError:
+            pass
+    return directory / f"estate-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+
+
+def append_trace(log: Path | None, exc: BaseException) -> None:
+    if log is None:
+        return
+    try:
+        with open(log, "a", encoding="utf-8", errors="replace") as out:
+            out.write("\n--- exlint: the failure ---\n")
+            out.write("".join(traceback.format_exception(exc)))
+    except OSError:
+        pass
+
+
+WORKERS_HINT = ("install exlint (same version) in the Python that Spark's workers start on every node, ship an "
+                "environment with --archives (see docs/spark.md, \"Cluster\"), or point --conf "
+                "spark.pyspark.python at an interpreter that has exlint")
+MEMORY_HINT = ("give Spark more memory: --conf spark.driver.memory=8g (and --conf spark.executor.memory=8g on a "
+               "cluster)")
+
+# (pattern over the exception's text, cause, what to do); {0} is the pattern's first group
+_CAUSES: list[tuple[re.Pattern, str, str]] = [
+    (re.compile(r"OutOfMemoryError|Java heap space|GC overhead limit exceeded|Container killed .*memory"),
+     "Spark ran out of memory", MEMORY_HINT),
+    (re.compile(r"No module named '([^']+)'"),
+     "Spark's Python workers cannot import {0!r}", WORKERS_HINT),
+    (re.compile(r"Python in worker has different version[^\n]*"),
+     "Spark's Python workers run another Python version than the driver", WORKERS_HINT),
+    (re.compile(r"(?:is not a Parquet file|CANNOT_READ_FILE_FOOTER|Could not read footer|"
+                r"FAILED_READ_FILE[^\n]*?(?:Parquet|parquet))"),
+     "a Parquet file of the inventory cannot be read", "check that every *.parquet file given is a complete "
+     "Parquet file (re-export it, or leave it out)"),
+    (re.compile(r"Answer from Java side is empty|Error while sending or receiving|Connection refused|"
+                r"JAVA_GATEWAY_EXITED|Java gateway process exited|SparkContext was shut down|"
+                r"Cannot call methods on a stopped SparkContext|Py4JNetworkError|"
+                r"SparkContext has been shutdown"),
+     "the Spark driver stopped unexpectedly (its JVM exited or was killed)",
+     "see the log for why; if it ran out of memory, " + MEMORY_HINT),
+    (re.compile(r"Initial job has not accepted any resources|All masters are unresponsive|"
+                r"Master removed our application"),
+     "the Spark cluster gave the job no executors", "check that the master has live workers with free cores "
+     "and memory (its web UI), or run without --master"),
+]
+
+_NOISE = re.compile(r"^(?:An error occurred while calling [\w.$]+\.\s*|"
+                    r"(?:org\.apache\.spark\.|py4j\.protocol\.|pyspark\.errors\.)[\w.$]*(?:Exception|Error):\s*|"
+                    r"\[[A-Z_]+(?:\.[A-Z_]+)*\]\s*)+")
+
+
+def _text(exc: BaseException) -> str:
+    parts = []
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        parts.append(f"{type(exc).__name__}: {exc}")
+        java = getattr(exc, "java_exception", None)
+        if java is not None:
+            try:
+                parts.append(str(java.toString()))
+            except Exception:  # the JVM is gone: its exception cannot be asked
+                pass
+        exc = exc.__cause__ or exc.__context__
+    return "\n".join(parts)
+
+
+def _headline(text: str) -> str:
+    """The most telling line of a Spark failure: the task's own exception when a
+    stage failed, else the first non-empty line, without Py4J's framing."""
+    lost = re.search(r"Lost task [^:]*\): ([^\n]+)", text)
+    if lost:
+        line = lost.group(1)
+        python = re.findall(r"^(\w+(?:Error|Exception): [^\n]+)$", text, re.MULTILINE)
+        if "PythonException" in line and python:
+            line = python[-1]
+    else:
+        line = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith(("Traceback", " "))),
+                    "unknown error")
+        line = re.sub(r"^\w+: ", "", line, count=1) if re.match(r"^Py4J\w*Error: ", line) else line
+    line = _NOISE.sub("", line).strip()
+    return line[:300] or "unknown error"
+
+
+def describe(exc: BaseException) -> str:
+    """One line: the cause and what to do."""
+    text = _text(exc)
+    for pattern, cause, hint in _CAUSES:
+        match = pattern.search(text)
+        if match:
+            return f"{cause.format(*match.groups())}: {hint}"
+    return f"Spark failed: {_headline(text)}"
+
+
+def is_spark_failure(exc: BaseException) -> bool:
+    """An exception raised by Spark or Py4J (rather than by exlint's own code)."""
+    for cls in type(exc).__mro__:
+        if cls.__module__.split(".")[0] in ("py4j", "pyspark"):
+            return True
+    return isinstance(exc, (ConnectionError, EOFError)) or "Py4J" in type(exc).__name__
