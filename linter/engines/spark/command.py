@@ -51,6 +51,8 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
     from linter.engines.spark.failures import new_log_path
 
     log = None if debug else new_log_path()
+    if log is not None:
+        _log_py4j_to(log)
     state: dict = {}  # what the run got to: its progress display, whether it started Spark
     try:
         code = _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report,
@@ -65,6 +67,31 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
             raise
         _fail(exc, log, state)
     sys.exit(code)
+
+
+def _log_py4j_to(log) -> None:
+    """Py4J logs a trace of every call the JVM did not answer (Ctrl-C, a lost
+    driver) through `logging`, partly with the module-level functions, which
+    would set up a handler on standard error: the root logger writes to the log."""
+    import logging
+
+    handler = logging.FileHandler(log, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    root = logging.getLogger()
+    for existing in list(root.handlers):
+        root.removeHandler(existing)
+    root.addHandler(handler)
+    try:  # PySpark's accumulator server prints a dropped connection's trace on standard error
+        from pyspark import accumulators
+    except ImportError:
+        return
+
+    def handle_error(server, request, client_address):
+        logging.getLogger("pyspark.accumulators").exception("accumulator connection from %s", client_address)
+
+    for name in ("AccumulatorTCPServer", "AccumulatorUnixServer"):
+        if hasattr(accumulators, name):
+            getattr(accumulators, name).handle_error = handle_error
 
 
 def _end_progress(state: dict) -> None:

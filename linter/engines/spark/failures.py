@@ -67,11 +67,13 @@ _CAUSES: list[tuple[re.Pattern, str, str]] = [
      "Spark ran out of memory", MEMORY_HINT),
     (re.compile(r"No module named '([^']+)'"),
      "Spark's Python workers cannot import {0!r}", WORKERS_HINT),
+    (re.compile(r"Cannot run program \"([^\"]+)\""),
+     "Spark cannot start the Python {0!r} for its workers", WORKERS_HINT),
     (re.compile(r"Python in worker has different version[^\n]*"),
      "Spark's Python workers run another Python version than the driver", WORKERS_HINT),
     (re.compile(r"(?:is not a Parquet file|CANNOT_READ_FILE_FOOTER|Could not read footer|"
                 r"FAILED_READ_FILE[^\n]*?(?:Parquet|parquet))"),
-     "a Parquet file of the inventory cannot be read", "check that every *.parquet file given is a complete "
+     "a Parquet file of the inventory cannot be read{file}", "check that every *.parquet file given is a complete "
      "Parquet file (re-export it, or leave it out)"),
     (re.compile(r"Answer from Java side is empty|Error while sending or receiving|Connection refused|"
                 r"JAVA_GATEWAY_EXITED|Java gateway process exited|SparkContext was shut down|"
@@ -123,13 +125,18 @@ def _headline(text: str) -> str:
     return line[:300] or "unknown error"
 
 
+_FILE = re.compile(r"\b(?:file|hdfs|s3a?|abfss?|gs):\S+?\.parq(?:uet)?\b")
+
+
 def describe(exc: BaseException) -> str:
     """One line: the cause and what to do."""
     text = _text(exc)
     for pattern, cause, hint in _CAUSES:
         match = pattern.search(text)
         if match:
-            return f"{cause.format(*match.groups())}: {hint}"
+            named = _FILE.search(text)
+            where = f" ({named.group(0).removeprefix('file:')})" if named else ""
+            return f"{cause.format(*match.groups(), file=where)}: {hint}"
     return f"Spark failed: {_headline(text)}"
 
 
