@@ -35,10 +35,10 @@ def user(tmp_path_factory):
            if key not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{bare}{os.pathsep}{env.get('PATH', '')}"
     env["XDG_CACHE_HOME"] = str(work / "cache")
-    probe = subprocess.run(["python3", "-c", "import linter"], env=env, capture_output=True, text=True)
-    assert probe.returncode != 0, "the bare python3 must not import exlint"
     elsewhere = work / "elsewhere"
     elsewhere.mkdir()
+    probe = subprocess.run(["python3", "-c", "import linter"], env=env, cwd=elsewhere, capture_output=True, text=True)
+    assert probe.returncode != 0, "the bare python3 must not import exlint"
     return python.parent / "exlint", python, env, elsewhere
 
 
