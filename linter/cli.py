@@ -212,7 +212,7 @@ def rules_command(fmt, config, self_test):
     click.echo(f"{'ID':<8} {'SEVERITY':<8} {'FIX':<3} {'TITLE':<{width}}  SOURCE")
     for rule in rules.values():
         fix = "yes" if rule.fixable else ""
-        click.echo(f"{rule.id:<8} {rule.severity:<8} {fix:<3} {rule.title:<{width}}  {rule.source_text()[:60]}")
+        click.echo(f"{rule.id:<8} {rule.severity:<8} {fix:<3} {rule.title:<{width}}  {(rule.citation() or rule.source_text())[:80]}")
 
 
 @cli.command()
