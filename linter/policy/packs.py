@@ -99,6 +99,7 @@ class Rule:
     checks: list[Check]
     fix: dict | None = None
     options: dict = dc_field(default_factory=dict)
+    option_defaults: dict = dc_field(default_factory=dict)  # as the pack declares them
     pack: str = ""
     origin: str = "builtin"  # or the directory of a user's rule pack
 
@@ -464,6 +465,7 @@ def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict
         checks=checks,
         fix=raw.get("fix"),
         options=options,
+        option_defaults=dict(raw.get("options") or {}),
         pack=pack,
     )
 
