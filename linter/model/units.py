@@ -9,8 +9,9 @@ import math
 import re
 
 _TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?([01]?\d|2[0-3]):(\d{2}):(\d{2})(?:\.(\d{1,7}))?\s*$")
-_SHORT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$", re.IGNORECASE)
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB)?\s*$", re.IGNORECASE)
+# a sign is kept (not rejected) so that the rule owning the range reports "-5m"
+_SHORT = re.compile(r"^\s*(-)?(\d+(?:\.\d+)?)\s*([smhd])\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(-)?(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB)?\s*$", re.IGNORECASE)
 _SHORT_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4}
 
@@ -32,7 +33,8 @@ def parse_duration(value) -> float | None:
         return float(-total if sign else total)
     match = _SHORT.match(value)
     if match:
-        return float(match.group(1)) * _SHORT_UNITS[match.group(2).lower()]
+        sign, number, unit = match.groups()
+        return (-1 if sign else 1) * float(number) * _SHORT_UNITS[unit.lower()]
     return None
 
 
@@ -51,13 +53,14 @@ def parse_size(value) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if value >= 0 else None
+        return value
     if not isinstance(value, str):
         return None
     match = _SIZE.match(value)
     if not match:
         return None
-    number = float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()]
+    sign, digits, unit = match.groups()
+    number = (-1 if sign else 1) * float(digits) * _SIZE_UNITS[(unit or "b").lower()]
     return int(number) if math.isfinite(number) else None  # 309 digits and more: no size
 
 
