@@ -93,3 +93,11 @@ def test_a_comment_only_document_after_a_separator_is_skipped():
     text = ("apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
             "  server: EX10-LON-01\n---\n# nothing more\n---\n")
     assert lint({"yaml": text}) == []
+
+
+def test_names_are_displayed_as_written():
+    """HIE005 compares sites case-insensitively but names them as the documents do."""
+    rule = RULES["HIE005"]
+    found = [f for f in lint(rule.examples["bad"][0]) if f.rule == "HIE005"]
+    assert found and all("to site London," in f.message and "site Tokyo" in f.message for f in found), found
+    assert not any("london" in f.message for f in found)
