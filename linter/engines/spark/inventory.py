@@ -181,7 +181,8 @@ def _documents_rows(emit: Emitter, est: int, display: str, items, first_chunk: b
     for number, text, error in items:
         records_in += 1
         document, findings = line_document(number, text, error, display)
-        out.extend(emit.finding(f, est) for f in findings)
+        owners = [document] if document is not None else []
+        out.extend(emit.finding(with_owner(f, owners) if f.rule == "EXL002" else f, est) for f in findings)
         if document is None:
             continue
         documents += 1
