@@ -44,7 +44,9 @@ def test_convention_parity(batch, name):
 
 def test_two_organizations_still_resolve_references_in_spark(batch):
     _, found = batch
-    assert {f[0] for f in found["two-organizations"]} == {"EXL007", "EXL008"}
+    rules = {f[0] for f in found["two-organizations"]}
+    assert {"EXL007", "EXL008"} <= rules  # (and HIE007: fabrikam defines no MAPI hierarchy)
+    assert [f[7:] for f in found["two-organizations"] if f[0] == "EXL007"] == [("Server", "EX10-LON-09")]
 
 
 def test_jsonl_duplicate_key_names_its_document_in_spark(batch):
