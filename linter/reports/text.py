@@ -10,6 +10,8 @@ _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 def _fixes(result) -> dict[int, str]:
     rules = getattr(result, "rules", None) or {}
+    if getattr(result, "estate", None) is None or not hasattr(result, "loaded"):
+        return {}  # findings without the files they came from: nothing a fix could edit
     if not any(getattr(rules.get(f.rule), "fixable", False) for f in result.findings):
         return {}  # nothing to plan: keep the fix engine out of plain runs
     from linter.fixing.engine import available_fixes
