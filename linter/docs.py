@@ -28,6 +28,13 @@ def rule_summary(rule) -> dict:
         "pack": rule.pack,
     }
 
+class _Indented(yaml.SafeDumper):
+    """Block lists indented under their key, as people write them."""
+
+    def increase_indent(self, flow=False, indentless=False):
+        return super().increase_indent(flow, False)
+
+
 def _key(document) -> tuple:
     return (str(document.get("kind")), str((document.get("metadata") or {}).get("name")))
 
@@ -40,8 +47,8 @@ def example_text(example) -> str:
     base = {_key(d): d for d in base_documents()}
     shown = [d for d in documents if base.get(_key(d)) != d]
     removed = sorted(set(base) - {_key(d) for d in documents})
-    parts = [yaml.safe_dump(d, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100).rstrip()
-             for d in shown]
+    parts = [yaml.dump(d, Dumper=_Indented, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                       width=100).rstrip() for d in shown]
     text = "\n---\n".join(parts)
     if removed:
         text = f"# removed from the estate: {', '.join(f'{k} {n}' for k, n in removed)}\n" + text
