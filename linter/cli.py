@@ -87,11 +87,14 @@ def cli():
               help="Earlier findings (a --format json file, or a directory of JSON Lines/Parquet findings): "
                    "the html report shows what is new and what was fixed since.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on a terminal.")
-@click.option("--fix", is_flag=True, help="Fix fixable findings in the files in place, then report what is left.")
+@click.option("--fix", is_flag=True,
+              help="Apply the safe fixes (they keep what Exchange does today) in place, then report what is left.")
+@click.option("--unsafe-fixes", is_flag=True,
+              help="With --fix or --diff: apply the unsafe fixes too (they change what Exchange does).")
 @click.option("--diff", "show_diff", is_flag=True,
               help="Print what --fix would change as a unified diff (reports only to --output); write nothing.")
 def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions, no_cache,
-          baseline, write_baseline, compare, quiet, fix, show_diff):
+          baseline, write_baseline, compare, quiet, fix, unsafe_fixes, show_diff):
     """Lint YAML files and directories."""
     from linter.baseline import BaselineError, apply_baseline, read_baseline
     from linter.baseline import write_baseline as record_baseline
@@ -100,6 +103,8 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
     from linter.policy.packs import PackError
     from linter.runner import Options, lint
 
+    if unsafe_fixes and not (fix or show_diff):
+        raise ExitError("--unsafe-fixes applies with --fix or --diff: add one of them")
     options = Options(
         paths=list(paths), root=root, config=config,
         select=_split(select), ignore=_split(ignore),
@@ -122,7 +127,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         try:
             result, write_failed = run_fixes(result, options, write=not show_diff,
                                              echo=lambda m: click.echo(m, err=True),
-                                             out=lambda t: click.echo(t, nl=False))
+                                             out=lambda t: click.echo(t, nl=False), unsafe=unsafe_fixes)
         except (InputError, ConfigError, PackError) as exc:
             raise ExitError(str(exc)) from None
     if write_baseline:
@@ -209,10 +214,10 @@ def rules_command(fmt, config, self_test):
         click.echo(json.dumps([rule_summary(r) for r in rules.values()], indent=2, ensure_ascii=False))
         return
     width = max(len(r.title) for r in rules.values())
-    click.echo(f"{'ID':<8} {'SEVERITY':<8} {'FIX':<3} {'TITLE':<{width}}  SOURCE")
+    click.echo(f"{'ID':<8} {'SEVERITY':<8} {'FIX':<6} {'TITLE':<{width}}  SOURCE")
     for rule in rules.values():
-        fix = "yes" if rule.fixable else ""
-        click.echo(f"{rule.id:<8} {rule.severity:<8} {fix:<3} {rule.title:<{width}}  {rule.source_text()[:60]}")
+        fix = rule.fix.get("safety", "unsafe") if rule.fixable else "-"
+        click.echo(f"{rule.id:<8} {rule.severity:<8} {fix:<6} {rule.title:<{width}}  {(rule.citation() or rule.source_text())[:80]}")
 
 
 @cli.command()
@@ -230,7 +235,7 @@ def explain(rule_id, config):
         close = difflib.get_close_matches(rule_id.upper(), list(rules), n=3)
         hint = f" Did you mean {', '.join(close)}?" if close else " See `exlint rules`."
         raise ExitError(f"unknown rule {rule_id!r}.{hint}")
-    click.echo(explain_text(rule))
+    click.echo(explain_text(rule), nl=False)
 
 
 @cli.command()

@@ -1,70 +1,144 @@
 """Rule documentation from the rule packs: `exlint explain`, `exlint rules`,
-and the generated docs/rules.md (so docs cannot drift from the rules)."""
+and the generated docs/rules.md (so docs cannot drift from the rules).
+
+A rule's page follows ruff's: what it does, why it matters, an example and
+what to use instead, options with their defaults, fix availability and
+safety, references. Examples are shown as the complete documents they change
+in the example estate (linter/policy/example_base.yaml), never as patches."""
 from __future__ import annotations
 
 import yaml
 
+from linter.policy.examples import base_documents, example_documents
 
 def rule_summary(rule) -> dict:
+    from linter.fixing.spec import parse_fix
+
+    spec = parse_fix(rule.fix)
     return {
         "id": rule.id,
         "title": rule.title,
         "severity": rule.severity,
         "family": rule.family,
         "fixable": rule.fixable,
+        "fix_safety": spec.safety if spec else None,
         "source": rule.source,
         "summary": rule.summary,
+        "options": rule.option_defaults,
         "pack": rule.pack,
     }
 
+class _Indented(yaml.SafeDumper):
+    """Block lists indented under their key, as people write them."""
 
-def _example_text(example) -> str:
-    return yaml.safe_dump(example, sort_keys=False, allow_unicode=True, default_flow_style=False).rstrip()
+    def increase_indent(self, flow=False, indentless=False):
+        return super().increase_indent(flow, False)
 
 
-def _fix_text(rule) -> str:
-    from linter.fixing.spec import describe
+def _key(document) -> tuple:
+    return (str(document.get("kind")), str((document.get("metadata") or {}).get("name")))
+
+def example_text(example) -> str:
+    """The example as YAML a user can paste: each document it adds or changes,
+    complete, in a multi-document stream; a raw-text example as written."""
+    documents, raw = example_documents(example)
+    if raw is not None:
+        return raw.rstrip("\n")
+    base = {_key(d): d for d in base_documents()}
+    shown = [d for d in documents if base.get(_key(d)) != d]
+    removed = sorted(set(base) - {_key(d) for d in documents})
+    parts = [yaml.dump(d, Dumper=_Indented, sort_keys=False, allow_unicode=True, default_flow_style=False,
+                       width=100).rstrip() for d in shown]
+    text = "\n---\n".join(parts)
+    if removed:
+        text = f"# removed from the estate: {', '.join(f'{k} {n}' for k, n in removed)}\n" + text
+    return text
+
+def base_estate_text() -> str:
+    return ", ".join(f"{k} {n}" for k, n in (_key(d) for d in base_documents()))
+
+def _fix_lines(rule) -> list[str]:
+    from linter.fixing.spec import availability, describe, parse_fix
     from linter.model.tables import load_tables
 
+    if not rule.fixable:
+        return ["Fix: no fix"]
     tables = load_tables()
     names = {n: f"`{tables[t].fields[n].path[-1]}`" for t in rule.tables for n in tables[t].fields}
-    return describe(rule.fix, lambda name: names.get(name, name))
+    spec = parse_fix(rule.fix)
+    why = ("safe: what Exchange does today is kept" if spec.safe
+           else "unsafe: it changes what Exchange does, so review it")
+    return [f"Fix: {availability(rule.fix)}", f"  {describe(rule.fix, lambda n: names.get(n, n))}; {why}"]
 
+def _option_lines(rule) -> list[str]:
+    return [f"  {name} (default {value}): in .exlint.yaml, `options: {{{rule.id}: {{{name}: {value}}}}}`"
+            for name, value in rule.option_defaults.items()]
+
+def _references(rule) -> list[str]:
+    src = rule.source or {}
+    lines = [rule.citation()] if rule.citation() else []
+    if src.get("quote"):
+        lines.append(f"  \u201c{src['quote']}\u201d")
+    if src.get("note"):
+        lines.append(f"  {src['note']}")
+    return lines
+
+def _examples(rule) -> list[tuple[str, str]]:
+    examples = rule.examples or {}
+    return [(label, example_text(example)) for label, key in (("Example", "bad"), ("Use instead", "good"))
+            for example in (examples.get(key) or [])[:1]]
 
 def explain_text(rule) -> str:
+    indent = lambda text: "  " + text.replace("\n", "\n  ")  # noqa: E731
     parts = [f"{rule.id} [{rule.severity}] {rule.title}", ""]
-    parts += ["What it does", "  " + rule.summary.replace("\n", "\n  "), ""]
-    parts += ["Why it matters", "  " + rule.rationale.replace("\n", "\n  "), ""]
-    if rule.source:
-        parts += ["Source", "  " + rule.source_text(), ""]
-    examples = rule.examples or {}
-    for label, key in (("Example (raises it)", "bad"), ("Use instead", "good")):
-        for example in (examples.get(key) or [])[:1]:
-            parts += [label, "  " + _example_text(example).replace("\n", "\n  "), ""]
+    parts += _fix_lines(rule) + [""]
+    parts += ["What it does", indent(rule.summary), ""]
+    parts += ["Why it matters", indent(rule.rationale), ""]
+    examples = _examples(rule)
+    if examples:
+        parts += [f"The examples show the documents they change in an estate of {base_estate_text()}.", ""]
+    for label, text in examples:
+        parts += [label, indent(text), ""]
     if rule.fix_hint:
-        parts += ["How to fix", "  " + rule.fix_hint.replace("\n", "\n  "), ""]
-    parts.append("Autofix: " + (f"yes (exlint check --fix): {_fix_text(rule)}" if rule.fixable else "no"))
-    return "\n".join(parts)
-
+        parts += ["How to fix", indent(rule.fix_hint), ""]
+    if rule.option_defaults:
+        parts += ["Options"] + _option_lines(rule) + [""]
+    if rule.source:
+        parts += ["References"] + ["  " + line for line in _references(rule)] + [""]
+    return "\n".join(parts).rstrip() + "\n"
 
 def rules_markdown(rules) -> str:
+    from linter.fixing.spec import availability
+
     lines = ["# exlint rules", "", "Generated from `rules/*.yaml` by `python -m linter.docs`; do not edit.", ""]
-    lines += ["| ID | Severity | Title | Autofix |", "|---|---|---|---|"]
+    lines += ["A fix marked *safe* keeps what Exchange does today and `exlint check --fix` applies it; "
+              "an *unsafe* fix changes what Exchange does and needs `--fix --unsafe-fixes` "
+              "(see [autofix.md](autofix.md)).", "",
+              "An info rule that reports a value differing from its default (BKF001's non-default "
+              "configuration, BKF006, STS001, CON002, DUP004) stays silent on a value that a warning "
+              "or error rule already reports: one problem, one finding.", "",
+              "Rules about public folder databases, MAPI hierarchies and site folders (HIE, REP, BKF, "
+              "STS, RTE) apply only where the estate has public folder databases or a server older "
+              "than Exchange 2013: Exchange 2013 and later keep public folders in mailboxes.", "",
+              f"Examples are the documents they change in an estate of {base_estate_text()}.", ""]
+    lines += ["| ID | Severity | Title | Fix |", "|---|---|---|---|"]
     for rule in rules.values():
-        lines.append(f"| [{rule.id}](#{rule.id.lower()}) | {rule.severity} | {rule.title} | {'yes' if rule.fixable else ''} |")
+        fix = availability(rule.fix).split(" (")[0] if rule.fixable else ""
+        lines.append(f"| [{rule.id}](#{rule.id.lower()}) | {rule.severity} | {rule.title} | {fix} |")
     lines.append("")
     for rule in rules.values():
         lines += [f"## {rule.id}", "", f"**{rule.title}** ({rule.severity})", ""]
         lines += ["### What it does", "", rule.summary, "", "### Why it matters", "", rule.rationale, ""]
-        if rule.source:
-            lines += ["### Source", "", rule.source_text(), ""]
-        examples = rule.examples or {}
-        for label, key in (("Example", "bad"), ("Use instead", "good")):
-            for example in (examples.get(key) or [])[:1]:
-                lines += [f"### {label}", "", "```yaml", _example_text(example), "```", ""]
+        for label, text in _examples(rule):
+            lines += [f"### {label}", "", "```yaml", text, "```", ""]
         if rule.fix_hint:
             lines += ["### How to fix", "", rule.fix_hint, ""]
-        lines += [f"Autofix: {'yes: ' + _fix_text(rule) if rule.fixable else 'no'}", ""]
+        if rule.option_defaults:
+            lines += ["### Options", ""] + [f"- {line.strip()}" for line in _option_lines(rule)] + [""]
+        lines += ["### Fix", ""] + [line.strip() for line in _fix_lines(rule)] + [""]
+        if rule.source:
+            lines += ["### References", ""] + [f"- {rule.citation()}" if i == 0 else f"  {line.strip()}"
+                                               for i, line in enumerate(_references(rule))] + [""]
     return "\n".join(lines)
 
 

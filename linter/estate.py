@@ -8,7 +8,7 @@ from linter.findings import Finding
 from linter.loading import Document, LoadedFile
 from linter.model.records import build_all, build_records
 from linter.model.tables import load_tables
-from linter.schema import validate_document
+from linter.schema import validate_document, with_owner
 from linter.topology import SiteGraph, build_site_graph
 
 
@@ -87,7 +87,7 @@ def build_estate(files: list[LoadedFile], context: dict[str, list[dict]] | None 
     documents: list[Document] = []
     modelled: list[Document] = []
     for loaded in files:
-        findings.extend(loaded.findings)
+        findings.extend(with_owner(f, loaded.documents) if f.rule == "EXL002" else f for f in loaded.findings)
         for document in loaded.documents:
             documents.append(document)
             doc_findings, sound = validate_document(document)

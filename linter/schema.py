@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -278,6 +279,28 @@ def _oversized_integers(node, path):
         yield path, node
 
 
+def readable_entity(data) -> Entity | None:
+    """The document's kind and name when both can be read (whatever the kind:
+    an EXL004 on an unknown kind still names the document it is about)."""
+    if not isinstance(data, dict):
+        return None
+    kind, metadata = data.get("kind"), data.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    if isinstance(kind, str) and kind.strip() and isinstance(name, str) and name.strip():
+        return Entity(kind, name)
+    return None
+
+
+def with_owner(finding: Finding, documents) -> Finding:
+    """A parse-level finding (EXL002) with the entity of the document holding its
+    line, when that document's kind and name can be read."""
+    if finding.entity is not None or finding.line is None:
+        return finding
+    holding = [d for d in documents if d.line <= finding.line]
+    owner = readable_entity(max(holding, key=lambda d: d.line).data) if holding else None
+    return replace(finding, entity=owner) if owner else finding
+
+
 def validate_document(document) -> tuple[list[Finding], bool]:
     """Findings for one document, and whether it is sound enough to model.
 
@@ -298,18 +321,21 @@ def validate_document(document) -> tuple[list[Finding], bool]:
     findings: list[Finding] = []
     api = data.get("apiVersion")
     kind = data.get("kind")
+    readable = readable_entity(data)
     if api != API_VERSION:
         if api is None:
             findings.append(at((), "EXL004", f"missing apiVersion: add 'apiVersion: {API_VERSION}'"))
         else:
-            findings.append(at(("apiVersion",), "EXL004", f"unknown apiVersion {_short(api)}; exlint reads {API_VERSION}"))
+            findings.append(at(("apiVersion",), "EXL004", f"unknown apiVersion {_short(api)}; exlint reads {API_VERSION}",
+                               entity=readable))
     if kind not in KINDS:
         if kind is None:
             findings.append(at((), "EXL004", f"missing kind: one of {', '.join(KINDS)}"))
         else:
             suggestion = _suggest(str(kind), KINDS)
             hint = f"; did you mean {suggestion!r}?" if suggestion else ""
-            findings.append(at(("kind",), "EXL004", f"unknown kind {_short(kind)}; known kinds: {', '.join(KINDS)}{hint}"))
+            findings.append(at(("kind",), "EXL004", f"unknown kind {_short(kind)}; known kinds: {', '.join(KINDS)}{hint}",
+                               entity=readable))
         return findings, False
     name = (data.get("metadata") or {}).get("name") if isinstance(data.get("metadata"), dict) else None
     entity = Entity(kind, name) if isinstance(name, str) and name.strip() else None

@@ -96,9 +96,9 @@ CASES = {
     "shd001-value": ("organization.yaml", "SHD001", 1, {
         53: "    MaxRetriesForRemoteSiteShadow: 0  # was 4; lowered in CHG-2024-0388",
     }, []),
-    # DUP001: clamped to 1176; the inline suppression on the line now silences DUP002 at 1176
+    # DUP001: the window in force written (Exchange falls back to 24 hours above 1176)
     "dup001": ("stores/pfdb-ex03-lon-01.yaml", "DUP001", 1, {
-        18: '    Track Duplicates (in hours): 1176  # exlint: disable=DUP002 reason="long window approved in CHG-2019-0907"',
+        18: '    Track Duplicates (in hours): 24  # long window approved in CHG-2019-0907',
     }, []),
     # REP005: the repeated entry of a flow list and of a block list, first occurrences kept
     "rep005": ("folders/sales.yaml", "REP005", 4, {
@@ -127,7 +127,8 @@ def test_fix_each_rule_on_a_realistic_file(estate, case):
     before = target.read_bytes()
     assert any(f["rule"] == rule for f in findings(relative)), "the fixture must raise the rule"
 
-    result = invoke("check", "--fix", relative)
+    fix = ["--fix"] if parse_fix(load_rules()[rule].fix).safe else ["--fix", "--unsafe-fixes"]
+    result = invoke("check", *fix, relative)
     assert f"fixed {count} finding(s) in 1 file(s)" in result.stderr
     after = target.read_bytes()
     assert [f for f in findings(relative) if f["rule"] == rule] == []
@@ -135,7 +136,7 @@ def test_fix_each_rule_on_a_realistic_file(estate, case):
     assert changed == expected_changes
     assert inserted == expected_inserted
     # nothing left to do: a second run changes no byte
-    again = invoke("check", "--fix", relative)
+    again = invoke("check", *fix, relative)
     assert "fixed 0 finding(s) in 0 file(s)" in again.stderr
     assert target.read_bytes() == after
     # the whole estate is still free of errors and of fixable findings
@@ -145,11 +146,11 @@ def test_fix_each_rule_on_a_realistic_file(estate, case):
 def test_exit_code_reflects_what_is_left(estate):
     place(estate, "dup001", "stores/pfdb-ex03-lon-01.yaml")
     assert invoke("check", "stores").exit_code == 1  # DUP001 is an error
-    result = invoke("check", "--fix", "stores")
+    result = invoke("check", "--fix", "--unsafe-fixes", "stores")
     assert result.exit_code == 0  # fixed; what is left (nothing) is reported
     assert "0 error(s)" in result.stdout
     place(estate, "sts003", "stores/pfdb-ex03-par-01.yaml")
-    result = invoke("check", "--fix", "--fail-on", "info", "--format", "json", "stores")
+    result = invoke("check", "--fix", "--unsafe-fixes", "--fail-on", "info", "--format", "json", "stores")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["findings"] == []
 
@@ -167,7 +168,7 @@ def test_several_fixes_in_one_document_and_across_files(estate):
     store.write_text(text)
     place(estate, "rep005", "folders/sales.yaml")
     place(estate, "shd001-missing", "organization.yaml")
-    result = invoke("check", "--fix", ".")
+    result = invoke("check", "--fix", "--unsafe-fixes", ".")
     # the rename reveals an STS003 (42300) that the next pass fixes
     assert "fixed 9 finding(s) in 3 file(s)" in result.stderr
     assert result.exit_code == 0
@@ -228,7 +229,7 @@ def test_diff_writes_nothing_and_matches_fix(estate):
     place(estate, "sts003", paths[2])
     before = {p: (estate / p).read_bytes() for p in paths}
     stamps = {p: os.stat(estate / p).st_mtime_ns for p in paths}
-    result = invoke("check", "--diff", *paths)
+    result = invoke("check", "--diff", "--unsafe-fixes", *paths)
     assert result.exit_code == 0  # the exit code says what --fix would leave: no error
     assert "nothing was written" in result.stderr
     assert {p: (estate / p).read_bytes() for p in paths} == before
@@ -237,17 +238,17 @@ def test_diff_writes_nothing_and_matches_fix(estate):
     diff = result.stdout
     assert diff.startswith("--- a/folders/sales.yaml\n+++ b/folders/sales.yaml\n@@ ")
     patched = apply_unified_diff({p: before[p].decode() for p in paths}, diff)
-    invoke("check", "--fix", *paths)
+    invoke("check", "--fix", "--unsafe-fixes", *paths)
     assert patched == {p: (estate / p).read_text() for p in paths}
 
 
 def test_diff_exit_code_is_what_fix_would_leave(estate):
     place(estate, "sts003", "stores/pfdb-ex03-par-01.yaml")  # warnings only
-    result = invoke("check", "--diff", "--fail-on", "warning", "stores/pfdb-ex03-par-01.yaml")
+    result = invoke("check", "--diff", "--unsafe-fixes", "--fail-on", "warning", "stores/pfdb-ex03-par-01.yaml")
     assert result.exit_code == 0  # after the fix, no warning would be left
     assert "+    Replication Send Status Timeout: 86400   # seconds\n" in result.stdout
     report = estate / "report.json"
-    result = invoke("check", "--diff", "--format", "json", "--output", report, "stores/pfdb-ex03-par-01.yaml")
+    result = invoke("check", "--diff", "--unsafe-fixes", "--format", "json", "--output", report, "stores/pfdb-ex03-par-01.yaml")
     assert json.loads(report.read_text())["findings"] == []  # the report goes to its file
     assert result.stdout.startswith("--- a/")
 
@@ -261,13 +262,13 @@ def test_crlf_and_bom_are_kept(estate, bom):
     for path in (store, organization):
         path.write_bytes(bom + path.read_bytes().replace(b"\n", b"\r\n"))
     before = {p: p.read_bytes() for p in (store, organization)}
-    result = invoke("check", "--fix", store, organization)
+    result = invoke("check", "--fix", "--unsafe-fixes", store, organization)
     assert "fixed 2 finding(s) in 2 file(s)" in result.stderr
     for path in (store, organization):
         data = path.read_bytes()
         assert data.startswith(bom) and data[len(bom):].startswith(b"# ")
         assert data.count(b"\n") == data.count(b"\r\n")
-    assert store.read_bytes() == before[store].replace(b": 5000  #", b": 1176  #")
+    assert store.read_bytes() == before[store].replace(b": 5000  #", b": 24  #")
     assert organization.read_bytes() == before[organization].replace(
         b"2.00:00:00   # matches the store's retention\r\n",
         b"2.00:00:00   # matches the store's retention\r\n    MaxRetriesForRemoteSiteShadow: 0\r\n")
@@ -277,8 +278,8 @@ def test_utf16_file_stays_utf16(estate):
     store = place(estate, "dup001", "stores/pfdb-ex03-lon-01.yaml")
     text = store.read_text()
     store.write_bytes(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
-    invoke("check", "--fix", store)
-    assert store.read_bytes() == codecs.BOM_UTF16_LE + text.replace(": 5000  #", ": 1176  #").encode("utf-16-le")
+    invoke("check", "--fix", "--unsafe-fixes", store)
+    assert store.read_bytes() == codecs.BOM_UTF16_LE + text.replace(": 5000  #", ": 24  #").encode("utf-16-le")
 
 
 def test_file_without_final_newline(estate):
@@ -286,7 +287,7 @@ def test_file_without_final_newline(estate):
     text = organization.read_text()
     text = text[: text.index("\n\n# Nothing below")]  # ends with the last transportConfig value, no newline
     organization.write_text(text)
-    invoke("check", "--fix", organization)
+    invoke("check", "--fix", "--unsafe-fixes", organization)
     assert organization.read_text() == text + "\n    MaxRetriesForRemoteSiteShadow: 0\n"
 
 
@@ -297,7 +298,7 @@ def test_file_with_a_syntax_error_is_not_written(estate):
     broken = sales.read_text().replace("  name: /Sales/Proposals\n", "  name: [/Sales/Proposals\n")
     sales.write_text(broken)
     before = sales.read_bytes()
-    result = invoke("check", "--fix", sales)
+    result = invoke("check", "--fix", "--unsafe-fixes", sales)
     assert sales.read_bytes() == before
     assert re.search(r"folders/sales.yaml: not fixed: the file has a YAML syntax error \(line 4\d\); "
                      "correct it first", result.stderr)
@@ -310,7 +311,7 @@ def test_read_only_file_is_left_alone(estate):
     sales = place(estate, "rep005", "folders/sales.yaml")
     os.chmod(store, 0o444)  # refused even as root: no write permission bit at all
     before = store.read_bytes()
-    result = invoke("check", "--fix", store, sales)
+    result = invoke("check", "--fix", "--unsafe-fixes", store, sales)
     assert store.read_bytes() == before
     assert oct(os.stat(store).st_mode & 0o777) == oct(0o444)
     assert ("exlint: error: stores/pfdb-ex03-lon-01.yaml: cannot write: the file is read-only; "
@@ -328,7 +329,7 @@ def test_permission_error_while_writing(estate, monkeypatch):
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr("linter.fixing.engine.atomic_write", refuse)
-    result = invoke("check", "--fix", store)
+    result = invoke("check", "--fix", "--unsafe-fixes", store)
     assert store.read_bytes() == before
     assert "stores/pfdb-ex03-lon-01.yaml: cannot write: Permission denied; the file is unchanged" in result.stderr
     assert result.exit_code == 2
@@ -344,7 +345,7 @@ def test_write_failing_midway_leaves_the_file_intact(estate, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic, "_write_temporary", half_then_full_disk)
-    result = invoke("check", "--fix", store)
+    result = invoke("check", "--fix", "--unsafe-fixes", store)
     assert store.read_bytes() == before
     assert os.stat(store).st_mode & 0o777 == 0o640
     assert "cannot write: No space left on device; the file is unchanged" in result.stderr
@@ -355,16 +356,17 @@ def test_write_failing_midway_leaves_the_file_intact(estate, monkeypatch):
 def test_permissions_are_kept(estate):
     store = place(estate, "dup001", "stores/pfdb-ex03-lon-01.yaml")
     os.chmod(store, 0o604)
-    invoke("check", "--fix", store)
+    invoke("check", "--fix", "--unsafe-fixes", store)
     assert os.stat(store).st_mode & 0o777 == 0o604
-    assert b"1176" in store.read_bytes()
+    assert b": 24" in store.read_bytes()
 
 
 def test_suppressed_findings_are_not_fixed(estate):
     store = place(estate, "dup001", "stores/pfdb-ex03-lon-01.yaml")
-    text = store.read_text().replace("disable=DUP002", "disable=DUP001,DUP002")
+    text = store.read_text().replace("# long window approved in CHG-2019-0907",
+                                     '# exlint: disable=DUP001 reason="long window approved in CHG-2019-0907"')
     store.write_text(text)
-    invoke("check", "--fix", store)
+    invoke("check", "--fix", "--unsafe-fixes", store)
     assert store.read_text() == text
 
 
@@ -373,7 +375,7 @@ def test_documents_with_aliases_are_not_fixed(estate):
     text = store.read_text().replace("  labels: {owner: messaging-emea, exchange: \"2003\"}\n",
                                      "  labels: {owner: &team messaging-emea, exchange: \"2003\", oncall: *team}\n")
     store.write_text(text)
-    result = invoke("check", "--fix", store)
+    result = invoke("check", "--fix", "--unsafe-fixes", store)
     assert store.read_text() == text
     assert "DUP001 not fixed: the document uses YAML anchors, aliases or merge keys" in result.stderr
 
@@ -382,9 +384,9 @@ def test_select_limits_what_is_fixed(estate):
     place(estate, "rep005", "folders/sales.yaml")
     place(estate, "dup001", "stores/pfdb-ex03-lon-01.yaml")
     before = (estate / "folders" / "sales.yaml").read_bytes()
-    invoke("check", "--fix", "--select", "DUP", ".")
+    invoke("check", "--fix", "--unsafe-fixes", "--select", "DUP", ".")
     assert (estate / "folders" / "sales.yaml").read_bytes() == before
-    assert b"1176" in (estate / "stores" / "pfdb-ex03-lon-01.yaml").read_bytes()
+    assert b": 24" in (estate / "stores" / "pfdb-ex03-lon-01.yaml").read_bytes()
 
 
 def test_rename_is_skipped_when_the_right_name_is_there(estate):
@@ -392,7 +394,7 @@ def test_rename_is_skipped_when_the_right_name_is_there(estate):
     text = store.read_text().replace("    Replication Send Always: 15m\n",
                                      "    Replication Send Always: 15m\n    Replication Expiry: 12h\n")
     store.write_text(text)
-    result = invoke("check", "--fix", store)
+    result = invoke("check", "--fix", "--unsafe-fixes", store)
     assert "Replication Expirey: 24h" in store.read_text()  # two values: which one is meant is unclear
     assert "'Replication Expiry' is already set next to it" in result.stderr
     assert '"Track Duplicates (in hours)": 24' in store.read_text()  # the other rename is done
@@ -402,8 +404,8 @@ def test_rename_is_skipped_when_the_right_name_is_there(estate):
 
 def test_explain_says_whether_a_rule_is_fixable():
     for rule in FIXABLE:
-        assert "\nAutofix: yes (exlint check --fix): " in invoke("explain", rule).stdout
-    assert invoke("explain", "STS001").stdout.rstrip().endswith("Autofix: no")
+        assert re.search(r"\nFix: (safe fix \(--fix\)|unsafe fix \(--unsafe-fixes\))\n", invoke("explain", rule).stdout)
+    assert "\nFix: no fix\n" in invoke("explain", "STS001").stdout
     rules = {r["id"]: r for r in json.loads(invoke("rules", "--format", "json").stdout)}
     assert {i for i, r in rules.items() if r["fixable"]} >= FIXABLE
 
@@ -461,7 +463,7 @@ def test_a_user_rule_with_a_fix(estate, tmp_path):
     (estate / ".exlint.yaml").write_text(f"rule_dirs: [{packs}]\n")
     store = estate / "stores" / "pfdb-ex03-lon-01.yaml"
     store.write_text(store.read_text().replace("(in hours): 24", "(in hours): 240"))
-    invoke("check", "--fix", store)
+    invoke("check", "--fix", "--unsafe-fixes", store)
     assert "Track Duplicates (in hours): 100\n" in store.read_text()
 
 
@@ -577,7 +579,7 @@ def inject(rng: random.Random, documents: list[dict]) -> tuple[list[dict], list[
         if rng.random() < 0.4:  # DUP001 on the Exchange 2003 store
             bad, good = both("PublicFolderDatabase", "PFDB-EX03")
             bad["spec"]["registry"]["Track Duplicates (in hours)"] = rng.randint(1177, 100000)
-            good["spec"]["registry"]["Track Duplicates (in hours)"] = 1176
+            good["spec"]["registry"]["Track Duplicates (in hours)"] = 24
             rules.add("DUP001")
         if rng.random() < 0.4:  # REP005
             bad, good = both("PublicFolder", rng.choice(["/Sales", "/OFFLINE ADDRESS BOOK"]))
@@ -660,7 +662,7 @@ def test_property_random_estates(seed):
         assert canonical(parsed(directory)) == canonical(defective)
         before = {f["rule"] for f in findings(directory)}
         assert injected <= before
-        first = invoke("check", "--fix", "--format", "json", "--fail-on", "never", directory)
+        first = invoke("check", "--fix", "--unsafe-fixes", "--format", "json", "--fail-on", "never", directory)
         assert first.exit_code == 0, first.output
         assert not [f for f in json.loads(first.stdout)["findings"] if f["rule"] in FIXABLE], first.stdout
         fixed = {p.name: p.read_bytes() for p in directory.glob("part-*.yaml")}
@@ -670,7 +672,7 @@ def test_property_random_estates(seed):
         for name, data in fixed.items():
             assert data[:3] == original[name][:3] or not original[name].startswith(codecs.BOM_UTF8)
             assert (b"\r\n" in data) == (b"\r\n" in original[name])
-        second = invoke("check", "--fix", "--fail-on", "never", directory)
+        second = invoke("check", "--fix", "--unsafe-fixes", "--fail-on", "never", directory)
         assert "fixed 0 finding(s) in 0 file(s)" in second.stderr
         assert {p.name: p.read_bytes() for p in directory.glob("part-*.yaml")} == fixed
 
@@ -681,7 +683,7 @@ def test_an_empty_value_is_filled_in(estate):
         "    MaxRetriesForLocalSiteShadow: 2\n",
         "    MaxRetriesForRemoteSiteShadow:   # cleared by the 2023 script\n    MaxRetriesForLocalSiteShadow: 2\n")
     organization.write_text(text)
-    invoke("check", "--fix", organization)
+    invoke("check", "--fix", "--unsafe-fixes", organization)
     assert organization.read_text() == text.replace(
         "MaxRetriesForRemoteSiteShadow:   # cleared", "MaxRetriesForRemoteSiteShadow: 0   # cleared")
 
@@ -691,7 +693,7 @@ def test_file_with_a_duplicate_key_is_not_written(estate):
     text = organization.read_text().replace(
         "    MaxRetriesForLocalSiteShadow: 2\n", "    MaxRetriesForLocalSiteShadow: 2\n    MaxRetriesForLocalSiteShadow: 3\n")
     organization.write_text(text)
-    result = invoke("check", "--fix", organization)
+    result = invoke("check", "--fix", "--unsafe-fixes", organization)
     assert organization.read_text() == text
     assert "organization.yaml: not fixed: the file has a duplicate key (line 54); correct it first" in result.stderr
     assert result.exit_code == 1
@@ -704,10 +706,10 @@ def test_real_command_line(estate):
 
     store = place(estate, "dup001", "stores/pfdb-ex03-lon-01.yaml")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    command = [sys.executable, "-m", "linter", "check", "--fix", "--format", "json", str(store.relative_to(estate))]
+    command = [sys.executable, "-m", "linter", "check", "--fix", "--unsafe-fixes", "--format", "json", str(store.relative_to(estate))]
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=estate)
     assert done.returncode == 0, done.stderr
     assert done.stderr == "exlint: fixed 1 finding(s) in 1 file(s)\n"
     assert json.loads(done.stdout)["findings"] == []
-    diff = subprocess.run(command[:4] + ["--diff"] + command[-1:], capture_output=True, text=True, env=env, cwd=estate)
+    diff = subprocess.run(command[:4] + ["--diff", "--unsafe-fixes"] + command[-1:], capture_output=True, text=True, env=env, cwd=estate)
     assert (diff.returncode, diff.stdout) == (0, "")

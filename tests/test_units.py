@@ -6,8 +6,20 @@ def test_sizes():
     assert parse_size("300KB") == 300 * 1024
     assert parse_size("10 MB") == 10 * 1024 * 1024
     assert parse_size(307200) == 307200
-    assert parse_size(-1) is None
+    # a negative size keeps its sign: STS005 owns the range, not the schema (EXL003)
+    assert parse_size(-1) == -1
+    assert parse_size("-1KB") == -1024
     assert parse_size(True) is None
+
+
+def test_sizes_beyond_64_bits():
+    assert parse_size(2**70) is None  # an integer no engine holds: EXL003 reports it
+    assert parse_size("99999999999GB") == 2**63 - 1  # written with a unit: far above any limit (STS005)
+
+
+def test_short_durations_keep_their_sign():
+    assert parse_duration("-5m") == -300.0
+    assert parse_duration("5m") == 300.0
 
 
 def test_a_size_too_large_for_a_float_is_no_size_rather_than_a_crash():

@@ -111,7 +111,7 @@ class Evaluator:
             value = scope.aggregates[first]
             if first == "profile":  # pairs profiles: profile.<name>
                 value = value.get(path[1]) if len(path) == 2 else None
-            return value, None
+            return value, scope.aggregates.get(first + "__text")
         if first == "item":
             value, text, ref = scope.item, scope.item_text, scope.item_table
             record = None
@@ -561,16 +561,23 @@ class LocalEngine:
                 ties = [t for t in ties if t is not None]
                 return (-len(members), min(ties) if ties else "")
             winner_key, winner = min(groups.items(), key=rank)
-            largest = min(t for t in (self.evaluator.eval(check.tiebreak, s) for _, s in winner) if t is not None) \
-                if winner else None
+            # the smallest tiebreak, and its text as written (for messages): min over (value, text)
+            ties = [pair for pair in (self._tiebreak(check, s) for _, s in winner) if pair[0] is not None]
+            largest, largest_text = min(ties, key=lambda pair: (pair[0], pair[1] or "")) if ties else (None, None)
             for key, members in groups.items():
                 if key == winner_key:
                     continue
                 for record, scope in members:
-                    inner = derive(scope, aggregates={"count": len(members), "largest": largest})
+                    inner = derive(scope, aggregates={"count": len(members), "largest": largest,
+                                                      "largest__text": largest_text})
                     if self._true(check.when, inner):
                         out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
+
+    def _tiebreak(self, check: Check, scope: Scope) -> tuple[Any, Any]:
+        if check.tiebreak.op == "field":
+            return self.evaluator.nav(check.tiebreak.args, scope)
+        return self.evaluator.eval(check.tiebreak, scope), None
 
     def _form_pairs(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]

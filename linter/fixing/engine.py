@@ -69,8 +69,35 @@ def finding_key(finding: Finding) -> tuple:
     return (finding.rule, finding.file, finding.path, entity, finding.message)
 
 
-def fixers(rules) -> dict[str, FixSpec]:
-    return {rule_id: parse_fix(rule.fix) for rule_id, rule in rules.items() if rule.fixable}
+def fixers(rules, unsafe: bool = False) -> dict[str, FixSpec]:
+    """The fixes ``--fix`` applies: the safe ones, and with ``--unsafe-fixes`` all."""
+    specs = {rule_id: parse_fix(rule.fix) for rule_id, rule in rules.items() if rule.fixable}
+    return {rule_id: spec for rule_id, spec in specs.items() if unsafe or spec.safe}
+
+
+def available_fixes(result) -> dict[int, str]:
+    """``{id(finding): "safe" | "unsafe"}`` for each reported finding a fix would
+    change (its rule has a fix, and the fix applies to the value reported): the
+    text report's ``[*]`` marks and its "N fixable with --fix" line."""
+    specs = fixers(result.rules, unsafe=True)
+    candidates = [f for f in result.findings if f.rule in specs and f.file and f.path]
+    if not candidates:
+        return {}
+    planner = Planner(result, specs)
+    loaded = {lf.path: lf for lf in result.loaded}
+    out: dict[int, str] = {}
+    for finding in candidates:
+        file = loaded.get(finding.file)
+        if file is None or _syntax_error(file) is not None:
+            continue
+        document = _document_for(file, finding)
+        try:
+            action = document and planner.action(finding, result.rules[finding.rule], specs[finding.rule], document)
+        except Unfixable:
+            action = None
+        if action:
+            out[id(finding)] = specs[finding.rule].safety
+    return out
 
 
 def _get(data: Any, path: tuple) -> Any:
@@ -382,9 +409,9 @@ def _syntax_error(loaded: LoadedFile) -> str | None:
     return None
 
 
-def fix_result(result, options, max_passes: int = MAX_PASSES) -> Outcome:
+def fix_result(result, options, max_passes: int = MAX_PASSES, unsafe: bool = False) -> Outcome:
     """Fix what can be fixed, in memory. ``outcome.changed`` holds the new texts."""
-    specs = fixers(result.rules)
+    specs = fixers(result.rules, unsafe)
     outcome = Outcome(result)
     current = result
     for loaded in result.loaded:  # never written, fixable findings or not: say so
@@ -475,10 +502,12 @@ def _plan(planner: Planner, findings, loaded: LoadedFile, rules, specs, notes) -
 
 # -- the command -------------------------------------------------------------------------
 
-def run(result, options, write: bool, echo: Callable[[str], None], out: Callable[[str], None]):
-    """`check --fix` (write=True) or `--diff` (write=False). Returns the result to
-    report (re-linted) and whether a file could not be written."""
-    outcome = fix_result(result, options)
+def run(result, options, write: bool, echo: Callable[[str], None], out: Callable[[str], None],
+        unsafe: bool = False):
+    """`check --fix` (write=True) or `--diff` (write=False), with the unsafe fixes
+    too when ``unsafe``. Returns the result to report (re-linted) and whether a
+    file could not be written."""
+    outcome = fix_result(result, options, unsafe=unsafe)
     for path, reason in sorted(outcome.skipped.items()):
         echo(f"exlint: {path}: {reason}")
     failed = False

@@ -21,6 +21,12 @@ and optional guards:
 
 - ``fields: [name, ...]``: only findings at these fields of the rule's checks;
 - ``when: EXPR``: only when the expression is true (``value`` bound as above).
+
+and its safety (as ruff has it): ``safety: safe`` when the fixed file makes
+Exchange do what it does today (the value in force is written, or a value
+Exchange ignores is removed); ``safety: unsafe`` (the default) when the fix
+changes behaviour. ``check --fix`` applies safe fixes, ``--unsafe-fixes`` the
+others too.
 """
 from __future__ import annotations
 
@@ -31,7 +37,8 @@ from linter.policy.expr import ExprError, Node, parse
 
 ACTIONS = ("set", "set_map", "delete", "remove_item", "rename_to")
 GUARDS = ("fields", "when")
-FIX_KEYS = ACTIONS + GUARDS
+SAFETIES = ("safe", "unsafe")
+FIX_KEYS = ACTIONS + GUARDS + ("safety",)
 FIELD_ACTIONS = ("set", "set_map", "delete")
 _SCALARS = (int, float, str, bool)
 
@@ -49,6 +56,11 @@ class FixSpec:
     fields: tuple[str, ...] = ()
     when: Node | None = None
     text: str = ""  # the expression as written (set)
+    safety: str = "unsafe"
+
+    @property
+    def safe(self) -> bool:
+        return self.safety == "safe"
 
     def lookup(self, value: Any) -> tuple[bool, Any]:
         """set_map: (found, new value)."""
@@ -91,7 +103,10 @@ def parse_fix(raw: Any) -> FixSpec | None:
     if not isinstance(fields, (list, tuple)) or not all(isinstance(f, str) for f in fields):
         raise FixSpecError("fix: fields must be a list of field names")
     when = _expression(raw["when"], "when")[0] if "when" in raw else None
-    common = {"fields": tuple(fields), "when": when}
+    safety = raw.get("safety", "unsafe")
+    if safety not in SAFETIES:
+        raise FixSpecError(f"fix: safety is {safety!r}; use safe (keeps what Exchange does today) or unsafe")
+    common = {"fields": tuple(fields), "when": when, "safety": safety}
     if action == "set":
         node, text = _expression(value, "set")
         return FixSpec("set", expr=node, text=text, **common)
@@ -171,3 +186,11 @@ def describe(raw: Any, label=str) -> str:
     if spec.fields:
         text += f" (only for {', '.join(label(f) for f in spec.fields)})"
     return text
+
+
+def availability(raw: Any) -> str:
+    """How a user gets the fix: `exlint rules`, `explain` and docs/rules.md."""
+    spec = parse_fix(raw)
+    if spec is None:
+        return "no fix"
+    return "safe fix (--fix)" if spec.safe else "unsafe fix (--unsafe-fixes)"

@@ -148,7 +148,9 @@ class Collector:
 
     fragments: list[Fragment] = field(default_factory=list)
     warnings: list[ImportWarning] = field(default_factory=list)
-    organizations: dict[str, tuple[str, Origin]] = field(default_factory=dict)
+    # casefolded name -> (name as first seen, where, the servers the sources place in it,
+    # those of them a server capture (Get-ExchangeServer, ...) describes)
+    organizations: dict[str, tuple[str, Origin, set[str], set[str]]] = field(default_factory=dict)
 
     def add(self, fragment: Fragment) -> None:
         if fragment.values or fragment.if_new:
@@ -157,8 +159,12 @@ class Collector:
     def warn(self, origin: Origin, message: str) -> None:
         self.warnings.append(ImportWarning(origin, message))
 
-    def saw_organization(self, name: str, origin: Origin) -> None:
-        self.organizations.setdefault(name.casefold(), (name, origin))
+    def saw_organization(self, name: str, origin: Origin, server: str | None = None, described: bool = False) -> None:
+        entry = self.organizations.setdefault(name.casefold(), (name, origin, set(), set()))
+        if server:
+            entry[2].add(server.casefold())
+            if described:
+                entry[3].add(server.casefold())
 
 
 @dataclass

@@ -146,14 +146,19 @@ class _Reader:
     def warn(self, obj: PSObject, message: str, prop: str | None = None) -> None:
         self.collector.warn(self.origin(obj, prop), message)
 
-    def organization_from_dn(self, obj: PSObject) -> None:
+    def organization_from_dn(self, obj: PSObject, described: bool = False) -> None:
         dn = obj.get("DistinguishedName")
         if not isinstance(dn, str):
             return
         parts = rdns(dn)
+        # the server the object belongs to: the RDN just below CN=Servers (the server itself,
+        # or the server of a connector)
+        server = next((parts[i - 1][1] for i in range(1, len(parts))
+                       if parts[i] == ("CN", "Servers") or parts[i][0] == "CN" and parts[i][1].casefold() == "servers"), None)
         for index, (attr, value) in enumerate(parts[1:], start=1):
             if attr == "CN" and value.casefold() == "microsoft exchange":
-                self.collector.saw_organization(parts[index - 1][1], self.origin(obj, "DistinguishedName"))
+                self.collector.saw_organization(parts[index - 1][1], self.origin(obj, "DistinguishedName"), server,
+                                                described)
                 return
 
     def name(self, obj: PSObject) -> str | None:
@@ -169,7 +174,7 @@ class _Reader:
         if not name:
             self.warn(obj, f"{cmdlet} object without a Name: skipped")
             return
-        self.organization_from_dn(obj)
+        self.organization_from_dn(obj, described=True)
         fragment = Fragment("Server", name, self.origin(obj))
         release = None
         version = parse_admin_display_version(obj.get("AdminDisplayVersion"))
@@ -315,7 +320,7 @@ class _Reader:
         if not name:
             self.warn(obj, f"{cmdlet} object without a Name: skipped")
             return
-        self.organization_from_dn(obj)
+        self.organization_from_dn(obj, described=True)
         public = cmdlet == "Get-PublicFolderDatabase"
         guid = obj.get("Guid")
         guid = normalize_guid(guid) if isinstance(guid, str) and guid.strip() else None

@@ -9,8 +9,6 @@ from .errors import ImportWarning, Origin, SourceError
 from .sources import discover, read_source
 from .writer import FileChange, Incomplete, OutputTree, WriteResult
 
-DEFAULT_ORGANIZATION = "organization"
-
 
 @dataclass
 class ImportResult:
@@ -31,19 +29,26 @@ class ImportResult:
         return 1 if self.conflicts else 0
 
 
-def _organization_name(explicit: str | None, tree: OutputTree, collector: Collector) -> tuple[str, str | None]:
-    """The Organization document's name, and a warning when it had to be made up."""
+def _organization_name(explicit: str | None, tree: OutputTree, collector: Collector,
+                       output: Path) -> tuple[str, str | None]:
+    """The Organization document's name, and a warning when the sources did not
+    settle it. Several organizations: the one most servers of the sources belong
+    to, first those a server capture describes (a connector capture may come from
+    another lab), then any (ties: alphabetical). None at all: the output
+    directory's name."""
     if explicit:
         return explicit, None
     existing = tree.organization_name
     if existing:
         return existing, None
-    seen = sorted(collector.organizations.values(), key=lambda item: item[0].casefold())
+    seen = sorted(collector.organizations.values(), key=lambda item: (-len(item[3]), -len(item[2]), item[0].casefold()))
     if len(seen) == 1:
         return seen[0][0], None
-    names = ", ".join(name for name, _ in seen)
-    why = f"the sources name several organizations ({names})" if seen else "no source names the organization"
-    return DEFAULT_ORGANIZATION, why
+    if seen:
+        counts = ", ".join(f"{name} ({len(servers)} server(s))" for name, _, servers, _ in seen)
+        return seen[0][0], f"the sources name several organizations: {counts}; the one most servers belong to"
+    name = output.resolve().name or "exchange"
+    return name, "no source names the organization (only a Get-* capture's DistinguishedName does); the output directory's name"
 
 
 def _organization_lists(collector: Collector, tree: OutputTree) -> None:
@@ -95,11 +100,11 @@ def run_import(sources: list[str], output: Path, organization: str | None = None
 
     _organization_lists(collector, tree)
     _mapi_hierarchy(collector, tree)
-    org_name, why = _organization_name(organization, tree, collector)
+    org_name, why = _organization_name(organization, tree, collector, output)
     merged = merge(collector.fragments, org_name, tree.guids)
     if why and any(doc.kind == "Organization" for doc in merged.documents):
         collector.warnings.append(
-            ImportWarning(Origin(str(output / "organization.yaml")), f"{why}: the Organization is named '{org_name}'; use --organization NAME to name it")
+            ImportWarning(Origin(str(output / "organization.yaml")), f"{why}: the Organization is named '{org_name}'; use --organization NAME to choose another")
         )
     written = WriteResult()
     tree.apply(merged.documents, written)

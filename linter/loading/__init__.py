@@ -61,13 +61,18 @@ def _syntax_finding(path: str, rule: str, message: str, line: int, column: int) 
     return Finding(rule, "error", message, path, line, column, None, None)
 
 
+def _empty(root) -> bool:
+    """A document with no content at all (``---`` followed by nothing or comments)."""
+    return isinstance(root, yaml.ScalarNode) and root.tag == "tag:yaml.org,2002:null" and root.value == ""
+
+
 def load_text(text: str, path: str) -> LoadedFile:
     loaded = LoadedFile(path, text)
     index = 0
     for chunk in split_documents(text):
         try:
             for root in yaml.compose_all(chunk.text, Loader=_Loader):
-                if root is None:
+                if root is None or _empty(root):  # an empty or comment-only document: skipped like an empty file
                     continue
                 try:
                     built = construct(root, chunk.first_line, "*" in chunk.text)

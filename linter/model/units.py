@@ -9,9 +9,11 @@ import math
 import re
 
 _TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?([01]?\d|2[0-3]):(\d{2}):(\d{2})(?:\.(\d{1,7}))?\s*$")
-_SHORT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$", re.IGNORECASE)
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB)?\s*$", re.IGNORECASE)
+# a sign is kept (not rejected) so that the rule owning the range reports "-5m"
+_SHORT = re.compile(r"^\s*(-)?(\d+(?:\.\d+)?)\s*([smhd])\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(-)?(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB)?\s*$", re.IGNORECASE)
 _SHORT_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_INT64 = 2**63
 _SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4}
 
 VERSION_RANK = {"2000": 2000, "2003": 2003, "2007": 2007, "2010": 2010, "2013": 2013,
@@ -32,7 +34,8 @@ def parse_duration(value) -> float | None:
         return float(-total if sign else total)
     match = _SHORT.match(value)
     if match:
-        return float(match.group(1)) * _SHORT_UNITS[match.group(2).lower()]
+        sign, number, unit = match.groups()
+        return (-1 if sign else 1) * float(number) * _SHORT_UNITS[unit.lower()]
     return None
 
 
@@ -50,15 +53,19 @@ def format_duration(seconds: float) -> str:
 def parse_size(value) -> int | None:
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
+    if isinstance(value, int):  # beyond 64 bits: EXL003 reports it (no engine holds it)
+        return value if -_INT64 <= value < _INT64 else None
     if not isinstance(value, str):
         return None
     match = _SIZE.match(value)
     if not match:
         return None
-    number = float(match.group(1)) * _SIZE_UNITS[(match.group(2) or "b").lower()]
-    return int(number) if math.isfinite(number) else None  # 309 digits and more: no size
+    sign, digits, unit = match.groups()
+    number = (-1 if sign else 1) * float(digits) * _SIZE_UNITS[(unit or "b").lower()]
+    if not math.isfinite(number):
+        return None  # 309 digits and more: no size
+    # a size written with a unit may exceed 64 bits: it is still far above any limit
+    return max(-_INT64, min(_INT64 - 1, int(number)))
 
 
 def version_rank(value) -> int | None:

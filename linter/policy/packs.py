@@ -99,6 +99,7 @@ class Rule:
     checks: list[Check]
     fix: dict | None = None
     options: dict = dc_field(default_factory=dict)
+    option_defaults: dict = dc_field(default_factory=dict)  # as the pack declares them
     pack: str = ""
     origin: str = "builtin"  # or the directory of a user's rule pack
 
@@ -118,18 +119,47 @@ class Rule:
     def tables(self) -> list[str]:
         return sorted({c.table for c in self.checks if c.table})
 
-    def source_text(self) -> str:
+    def citation(self) -> str:
+        """The published document the rule comes from: title, the work it is
+        part of, publisher and date, address."""
         src = self.source or {}
-        parts = []
-        if src.get("seed"):
-            parts.append(f"seed {src['seed']}")
-        if src.get("fact"):
-            parts.append(f"fact {src['fact']}")
-        if src.get("quote"):
-            parts.append(f"\u201c{src['quote']}\u201d")
-        if src.get("note"):
-            parts.append(src["note"])
-        return ": ".join(parts[:2]) + (" " + " ".join(parts[2:]) if len(parts) > 2 else "") if parts else ""
+        cited = f"\u201c{src['title']}\u201d" if src.get("title") else ""
+        if src.get("part_of"):
+            cited += f", {src['part_of']}"
+        imprint = ", ".join(str(src[k]) for k in ("publisher", "date") if src.get(k))
+        if imprint:
+            cited += f" ({imprint})" if cited else imprint
+        if src.get("url"):
+            cited += f" <{src['url']}>"
+        return cited
+
+    def source_text(self) -> str:
+        """The citation, then what the document says (quote) or what the rule
+        takes from it (note)."""
+        src = self.source or {}
+        cited = self.citation()
+        said = f"\u201c{src['quote']}\u201d" if src.get("quote") else src.get("note") or ""
+        return f"{cited}: {said}" if cited and said else cited or said
+
+
+SOURCE_KEYS = ("title", "part_of", "publisher", "date", "url", "quote", "note")
+
+
+def _source(raw: Any, rule_id: str) -> dict:
+    """A rule's reference: a published document a user can look up (title and
+    publisher at least), with what it says (quote) or what the rule takes from
+    it (note)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise PackError(f"{rule_id}: source must be a mapping with title and publisher "
+                        f"(and optionally {', '.join(SOURCE_KEYS[2:])})")
+    unknown = sorted(str(k) for k in set(raw) - set(SOURCE_KEYS))
+    if unknown:
+        raise PackError(f"{rule_id}: unknown source keys {unknown}; known: {', '.join(SOURCE_KEYS)}")
+    if raw and not (raw.get("title") or raw.get("note")):
+        raise PackError(f"{rule_id}: a source names the document it comes from (title, publisher)")
+    return {k: str(v) for k, v in raw.items() if v is not None}
 
 
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -429,12 +459,13 @@ def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict
         severity=severity,
         summary=raw["summary"].strip(),
         rationale=raw["rationale"].strip(),
-        source=raw.get("source") or {},
+        source=_source(raw.get("source"), rule_id),
         fix_hint=(raw.get("fix_hint") or "").strip(),
         examples=examples,
         checks=checks,
         fix=raw.get("fix"),
         options=options,
+        option_defaults=dict(raw.get("options") or {}),
         pack=pack,
     )
 

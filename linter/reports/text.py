@@ -1,4 +1,6 @@
-"""``path:line:col: ID [severity] message``; grouped and coloured on a terminal."""
+"""``path:line:col: ID [severity] message``; grouped and coloured on a terminal.
+A finding that ``--fix`` would fix is marked ``[*]`` after its severity, and the
+summary ends with how many ``--fix`` and ``--unsafe-fixes`` would fix."""
 from __future__ import annotations
 
 import click
@@ -6,8 +8,29 @@ import click
 _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
+def _fixes(result) -> dict[int, str]:
+    rules = getattr(result, "rules", None) or {}
+    if getattr(result, "estate", None) is None or not hasattr(result, "loaded"):
+        return {}  # findings without the files they came from: nothing a fix could edit
+    if not any(getattr(rules.get(f.rule), "fixable", False) for f in result.findings):
+        return {}  # nothing to plan: keep the fix engine out of plain runs
+    from linter.fixing.engine import available_fixes
+
+    return available_fixes(result)
+
+
+def _fix_summary(fixes: dict[int, str]) -> str:
+    safe = sum(1 for s in fixes.values() if s == "safe")
+    unsafe = len(fixes) - safe
+    if not fixes:
+        return ""
+    return f"{safe} fixable with --fix" + (f" ({unsafe} more with --unsafe-fixes)" if unsafe else "")
+
+
 def render(result, colour: bool = False) -> str:
     lines = []
+    fixes = _fixes(result)
+    mark = lambda finding: "[*] " if fixes.get(id(finding)) == "safe" else ""  # noqa: E731
     if colour:
         current = object()
         for finding in result.findings:
@@ -18,15 +41,17 @@ def render(result, colour: bool = False) -> str:
                 lines.append(click.style(finding.file or "<estate>", bold=True, underline=True))
             where = f"{finding.line or 0}:{finding.column or 0}"
             severity = click.style(f"[{finding.severity}]", fg=_COLOURS[finding.severity])
-            lines.append(f"  {where:>8}  {click.style(finding.rule, bold=True)} {severity} {finding.message}")
+            lines.append(f"  {where:>8}  {click.style(finding.rule, bold=True)} {severity} {mark(finding)}{finding.message}")
     else:
         for finding in result.findings:
             location = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
-            lines.append(f"{location}: {finding.rule} [{finding.severity}] {finding.message}")
+            lines.append(f"{location}: {finding.rule} [{finding.severity}] {mark(finding)}{finding.message}")
     counts = result.counts()
     summary = (f"{result.files} file(s), {result.documents} document(s): "
                f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
     if lines:
         lines.append("")
     lines.append(click.style(summary, dim=True) if colour else summary)
+    if fixes:
+        lines.append(_fix_summary(fixes))
     return "\n".join(lines) + "\n"

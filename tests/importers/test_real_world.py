@@ -132,7 +132,7 @@ def test_pf_replica_age_threshold_equals_the_config(imported, css_exchange):
         root = ET.parse(config).getroot()
         values |= {a.get("value") for a in root.iter("add") if a.get("key") == "PFReplicaAgeThreshold"}
     assert len(values) == 1
-    assert find_document(out, "Organization", "organization")["spec"]["routing"]["PFReplicaAgeThreshold"] == values.pop()
+    assert find_document(out, "Organization", "SoloORG")["spec"]["routing"]["PFReplicaAgeThreshold"] == values.pop()
 
 
 def test_every_value_says_where_it_came_from(imported):

@@ -270,22 +270,25 @@ def minority(model: Model, rule: Rule, check: Check) -> str:
     a = model.alias()
     tie = frame.compile(check.tiebreak, scope)
     extras = {a + "w": _fires(frame, check.where, scope), a + "p": frame.compile(check.partition, scope).sql,
-              a + "g": frame.compile(check.group, scope).sql, a + "t": tie.sql}
-    p, g, t = q(a + "p"), q(a + "g"), q(a + "t")
+              a + "g": frame.compile(check.group, scope).sql, a + "t": tie.sql,
+              # the tiebreak as written (names are compared lower-cased, displayed as written)
+              a + "x": f"CAST({tie.text if tie.text is not None else tie.sql} AS STRING)"}
+    p, g, t, x = q(a + "p"), q(a + "g"), q(a + "t"), q(a + "x")
     e, pp, gg = q(a + "e"), q(a + "pp"), q(a + "gg")
     smallest = f"coalesce({q(a + 'min')}, '')" if tie.type == STR else f"{q(a + 'min')} ASC NULLS FIRST"
 
     def members(parent: str) -> str:
         rows = f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {q(a + 'w')} AND {p} IS NOT NULL AND {g} IS NOT NULL"
         groups = (f"SELECT `_est` AS {e}, {p} AS {pp}, {g} AS {gg}, count(1) AS {q(a + 'count')}, "
-                  f"min({t}) AS {q(a + 'min')}, "
+                  f"min({t}) AS {q(a + 'min')}, min(named_struct('v', {t}, 'x', {x})).x AS {q(a + 'minx')}, "
                   f"min(named_struct('f', `_file`, 'd', `_doc`, 'p', `_prefix`)) AS {q(a + 'first')} "
                   f"FROM {q(a + 'rows')} GROUP BY `_est`, {p}, {g}")
         window = f"PARTITION BY {e}, {pp}"
         ranked = (f"SELECT *, row_number() OVER ({window} ORDER BY {q(a + 'count')} DESC, {smallest}, "
                   f"{q(a + 'first')}) AS {q(a + 'rank')}, count(1) OVER ({window}) AS {q(a + 'groups')} "
                   f"FROM ({groups}) AS {q(a + 'gs')}")
-        winners = (f"SELECT {e} AS {q(a + 'we')}, {pp} AS {q(a + 'wp')}, {q(a + 'min')} AS {q(a + 'largest')} "
+        winners = (f"SELECT {e} AS {q(a + 'we')}, {pp} AS {q(a + 'wp')}, {q(a + 'min')} AS {q(a + 'largest')}, "
+                   f"{q(a + 'minx')} AS {q(a + 'largestx')} "
                    f"FROM {q(a + 'ranked')} WHERE {q(a + 'rank')} = 1")
         losers = f"SELECT * FROM {q(a + 'ranked')} WHERE {q(a + 'rank')} > 1 AND {q(a + 'groups')} >= 2"
         return (f"WITH {q(a + 'rows')} AS ({rows}), {q(a + 'ranked')} AS ({ranked}) "
@@ -294,7 +297,7 @@ def minority(model: Model, rule: Rule, check: Check) -> str:
 
     inner = frame.derived_base(members, extras)
     scope = replace(scope, aggregates={"count": Val(f"CAST({q(a + 'count')} AS BIGINT)", INT),
-                                       "largest": Val(q(a + "largest"), tie.type)})
+                                       "largest": Val(q(a + "largest"), tie.type, q(a + "largestx"), STR)})
     relative = field_path(scope.record.table, check.field)
     return fired(inner, [f"CASE WHEN {_fires(inner, check.when, scope)} THEN "
                          f"{finding(inner, rule, check, scope, relative)} END"])

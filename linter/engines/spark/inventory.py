@@ -28,7 +28,7 @@ from linter.loading.jsonl import line_document, line_item
 from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
 from linter.runner import display_path
-from linter.schema import validate_document
+from linter.schema import validate_document, with_owner
 from linter.suppressions import parse_suppressions
 
 PARQUET_SUFFIXES = (".parquet", ".parq")
@@ -160,7 +160,7 @@ def _yaml_rows(emit: Emitter, task) -> list:
     out.extend(emit.suppressions(loaded.path, loaded.text, est))
     broken = 0
     for finding in loaded.findings:
-        out.append(emit.finding(finding, est))
+        out.append(emit.finding(with_owner(finding, loaded.documents) if finding.rule == "EXL002" else finding, est))
         if finding.rule != "EXL002":
             broken += 1
     linted = 0
@@ -181,7 +181,8 @@ def _documents_rows(emit: Emitter, est: int, display: str, items, first_chunk: b
     for number, text, error in items:
         records_in += 1
         document, findings = line_document(number, text, error, display)
-        out.extend(emit.finding(f, est) for f in findings)
+        owners = [document] if document is not None else []
+        out.extend(emit.finding(with_owner(f, owners) if f.rule == "EXL002" else f, est) for f in findings)
         if document is None:
             continue
         documents += 1

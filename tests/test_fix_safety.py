@@ -1,0 +1,111 @@
+"""Safe and unsafe fixes (as ruff has them): `--fix` applies only the fixes that
+keep what Exchange does today, `--unsafe-fixes` the others too; the text report
+marks what `--fix` would fix with [*] and counts both kinds."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from linter.cli import cli
+from linter.fixing.spec import FixSpecError, parse_fix
+from linter.policy.packs import load_rules
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "tests" / "fixtures" / "fix"
+RULES = load_rules()
+
+
+def invoke(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+@pytest.fixture
+def estate(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "estate"
+    shutil.copytree(REPO / "samples" / "estate", root)
+    monkeypatch.chdir(root)
+    return root
+
+
+def place(estate: Path, fixture: str, relative: str) -> Path:
+    target = estate / relative
+    shutil.copyfile(FIXTURES / fixture / Path(relative).name, target)
+    return target
+
+
+def test_every_builtin_fix_declares_its_safety():
+    for rule in RULES.values():
+        if rule.fixable:
+            assert rule.fix.get("safety") in ("safe", "unsafe"), rule.id
+
+
+@pytest.mark.parametrize("rule,safety", [("DUP001", "safe"), ("BKF001", "unsafe"), ("REP005", "safe"),
+                                         ("SHD001", "safe"), ("STS003", "unsafe"), ("EXL005", "unsafe")])
+def test_declared_safety(rule, safety):
+    assert parse_fix(RULES[rule].fix).safety == safety
+
+
+def test_unknown_safety_is_a_pack_error():
+    with pytest.raises(FixSpecError, match="safety"):
+        parse_fix({"delete": True, "safety": "maybe"})
+    assert parse_fix({"delete": True}).safety == "unsafe"  # undeclared: never applied by --fix alone
+
+
+def test_fix_applies_safe_fixes_only(estate):
+    store = place(estate, "bkf001", "stores/pfdb-ex03-nyc-01.yaml")
+    before = store.read_bytes()
+    report = invoke("check", "stores/pfdb-ex03-nyc-01.yaml")
+    assert "BKF001 [warning] Preferred" in report.stdout and "[*]" not in report.stdout
+    assert report.stdout.rstrip().endswith("0 fixable with --fix (1 more with --unsafe-fixes)")
+    result = invoke("check", "--fix", "stores/pfdb-ex03-nyc-01.yaml")
+    assert "fixed 0 finding(s) in 0 file(s)" in result.stderr
+    assert store.read_bytes() == before
+    result = invoke("check", "--fix", "--unsafe-fixes", "stores/pfdb-ex03-nyc-01.yaml")
+    assert "fixed 1 finding(s) in 1 file(s)" in result.stderr
+    assert b"Preferred Backfill Source" not in store.read_bytes()
+
+
+def test_dup001_safe_fix_writes_the_window_in_force(estate):
+    store = place(estate, "dup001", "stores/pfdb-ex03-lon-01.yaml")
+    report = invoke("check", "stores/pfdb-ex03-lon-01.yaml")
+    assert "DUP001 [error] [*] Track Duplicates" in report.stdout
+    assert report.stdout.rstrip().endswith("\n1 fixable with --fix")
+    invoke("check", "--fix", "stores/pfdb-ex03-lon-01.yaml")
+    assert b"Track Duplicates (in hours): 24 " in store.read_bytes()
+    after = invoke("check", "--format", "json", "--fail-on", "never", "stores/pfdb-ex03-lon-01.yaml").stdout
+    assert "DUP001" not in after and "DUP002" not in after  # the old 1176 clamp tripped DUP002
+
+
+def test_clean_files_show_no_fix_line(estate):
+    assert "fixable" not in invoke("check", "stores").stdout
+
+
+def test_unsafe_fixes_needs_fix_or_diff(estate):
+    result = invoke("check", "--unsafe-fixes", "stores")
+    assert result.exit_code == 2
+    assert "--unsafe-fixes applies with --fix or --diff" in result.output
+
+
+def test_diff_shows_unsafe_fixes_only_when_asked(estate):
+    place(estate, "bkf001", "stores/pfdb-ex03-nyc-01.yaml")
+    assert invoke("check", "--diff", "stores/pfdb-ex03-nyc-01.yaml").stdout == ""
+    assert "-    Preferred Backfill Source" in invoke("check", "--diff", "--unsafe-fixes",
+                                                      "stores/pfdb-ex03-nyc-01.yaml").stdout
+
+
+@pytest.mark.parametrize("command", ["rules", "explain"])
+def test_rules_and_explain_show_fix_safety(command):
+    if command == "rules":
+        out = invoke("rules").stdout
+        rows = {line.split()[0]: line for line in out.splitlines()[1:]}
+        assert rows["DUP001"].split()[2] == "safe" and rows["BKF001"].split()[2] == "unsafe"
+        assert rows["HIE001"].split()[2] != "safe"
+    else:
+        assert "Fix: safe fix (--fix)" in invoke("explain", "DUP001").stdout
+        assert "Fix: unsafe fix (--unsafe-fixes)" in invoke("explain", "BKF001").stdout
+        assert "Fix: no fix" in invoke("explain", "HIE001").stdout

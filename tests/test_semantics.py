@@ -1,0 +1,129 @@
+"""The conventions of the rule catalog (shared/spec/rules.md, "Conventions")
+that no single rule example can show, each through the real pipeline."""
+from __future__ import annotations
+
+import pytest
+
+from linter.findings import Entity
+from linter.policy.examples import run_example
+from linter.policy.packs import load_rules
+
+RULES = load_rules()
+
+
+def lint(example) -> list:
+    return run_example(example, RULES)
+
+
+def rules_of(findings) -> list[str]:
+    return sorted(f.rule for f in findings)
+
+
+SERVER = {"apiVersion": "exlint/v1", "kind": "Server"}
+
+
+def test_references_resolve_with_two_organizations():
+    second = {"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "fabrikam"},
+              "spec": {"adminGroups": [{"name": "Second Administrative Group", "siteFolderServer": "EX10-LON-01"}]}}
+    server = {**SERVER, "metadata": {"name": "EX10-LON-09"},
+              "spec": {"version": "2010", "site": "London", "adminGroup": "Third Administrative Group",
+                       "roles": ["Mailbox"], "dag": "DAG-1"}}
+    found = lint({"add": [second, server]})
+    assert [f.entity.name for f in found if f.rule == "EXL008"] == ["contoso", "fabrikam"]
+    unresolved = [f for f in found if f.rule == "EXL007"]
+    assert [(f.entity, f.path) for f in unresolved] == [(Entity("Server", "EX10-LON-09"), "spec.adminGroup")]
+    # an administrative group the second Organization defines resolves
+    server["spec"]["adminGroup"] = "Second Administrative Group"
+    assert "EXL007" not in rules_of(lint({"add": [second, server]}))
+
+
+def test_duplicate_key_names_its_document():
+    text = ("apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
+            "  server: EX10-LON-01\n  registry:\n    Background Cleanup (in msecs): 60000\n"
+            "    Background Cleanup (in msecs): 60000\n")
+    found = [f for f in lint({"yaml": text}) if f.rule == "EXL002"]
+    assert [f.entity for f in found] == [Entity("MailboxDatabase", "MBX-LON-02")]
+
+
+def test_unknown_api_version_names_its_document():
+    text = "apiVersion: exlint/v2\nkind: Server\nmetadata: {name: EX10-LON-09}\nspec: {version: '2010'}\n"
+    found = [f for f in lint({"yaml": text}) if f.rule == "EXL004"]
+    assert [f.entity for f in found] == [Entity("Server", "EX10-LON-09")]
+
+
+def test_a_finding_no_document_owns_has_no_entity():
+    found = [f for f in lint({"yaml": "- just\n- a list\n"}) if f.rule == "EXL003"]
+    assert found and all(f.entity is None for f in found)
+
+
+REPLICATION = "PublicFolderDatabase/PFDB-LON"
+OWNED = [
+    # (rule, patch of the example estate)
+    ("STS005", {REPLICATION: {"spec": {"replication": {"Replication Message Size Limit": -1}}}}),
+    ("STS005", {REPLICATION: {"spec": {"replication": {"Replication Message Size Limit": "-1KB"}}}}),
+    ("STS005", {REPLICATION: {"spec": {"replication": {"Replication Message Size Limit": 0}}}}),
+    ("STS005", {REPLICATION: {"spec": {"replication": {"Replication Message Size Limit": 10**15}}}}),
+    ("STS005", {REPLICATION: {"spec": {"replication": {"Replication Folder Count Limit": -1}}}}),
+    ("STS005", {REPLICATION: {"spec": {"replication": {"Replication Message Count Limit": 10**12}}}}),
+    ("DUP001", {"PublicFolderDatabase/PFDB-EX03": {"spec": {"registry": {"Track Duplicates (in hours)": -1}}}}),
+    ("DUP001", {"PublicFolderDatabase/PFDB-EX03": {"spec": {"registry": {"Track Duplicates (in hours)": 10**12}}}}),
+    ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"MaxRetriesForLocalSiteShadow": -1}}}}),
+    ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"MaxRetriesForLocalSiteShadow": 10**12}}}}),
+    ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"ShadowHeartbeatFrequency": "-5m"}}}}),
+    ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"ShadowHeartbeatFrequency": "00:00:00"}}}}),
+    ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"ShadowResubmitTimeSpan": "99999999.00:00:00"}}}}),
+    ("CON003", {"Server/EX10-LON-01": {"spec": {"sendConnectors": [{"name": "Internet", "ConnectionInactivityTimeOut": "-00:00:01"}]}}}),
+    ("CON003", {"Server/EX10-LON-01": {"spec": {"sendConnectors": [{"name": "Internet", "ConnectionInactivityTimeOut": "0s"}]}}}),
+    ("CON003", {"Server/EX10-LON-01": {"spec": {"sendConnectors": [{"name": "Internet", "ConnectionInactivityTimeOut": "99999999.00:00:00"}]}}}),
+    ("RTE003", {REPLICATION: {"spec": {"referrals": {"useCustomList": True, "customList": [{"server": "EX10-PAR-01", "cost": -1}]}}}}),
+    ("RTE003", {REPLICATION: {"spec": {"referrals": {"useCustomList": True, "customList": [{"server": "EX10-PAR-01", "cost": 0}]}}}}),
+    ("RTE007", {"Organization/contoso": {"spec": {"routing": {"PFReplicaAgeThreshold": "-5m"}}}}),
+    ("RTE007", {"Organization/contoso": {"spec": {"routing": {"PFReplicaAgeThreshold": "0s"}}}}),
+    ("RTE007", {"Organization/contoso": {"spec": {"routing": {"PFReplicaAgeThreshold": None, "PFReplicaAgeThresholdHours": -1}}}}),
+    ("RTE007", {"Organization/contoso": {"spec": {"routing": {"PFReplicaAgeThreshold": None, "PFReplicaAgeThresholdHours": 0}}}}),
+]
+
+
+@pytest.mark.parametrize("rule,patch", OWNED, ids=[f"{r}-{i}" for i, (r, _) in enumerate(OWNED)])
+def test_an_owned_range_is_the_owning_rules_only(rule, patch):
+    assert rules_of(lint({"patch": patch})) == [rule]
+
+
+def test_a_comment_only_document_after_a_separator_is_skipped():
+    text = ("apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
+            "  server: EX10-LON-01\n---\n# nothing more\n---\n")
+    assert lint({"yaml": text}) == []
+
+
+def test_names_are_displayed_as_written():
+    """HIE005 compares sites case-insensitively but names them as the documents do."""
+    rule = RULES["HIE005"]
+    found = [f for f in lint(rule.examples["bad"][0]) if f.rule == "HIE005"]
+    assert found and all("to site London," in f.message and "site Tokyo" in f.message for f in found), found
+    assert not any("london" in f.message for f in found)
+
+
+SUPERSEDED_BY_LOUDER = ("BKF001", "BKF006", "STS001", "CON002", "DUP004")
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_an_info_rule_is_silent_on_a_value_a_louder_rule_reports(tmp_path, seed):
+    """The "superseded" convention on generated estates full of planted defects: no
+    default-differs finding sits on a value (file and path) that a warning or error
+    finding reports."""
+    import json
+
+    from click.testing import CliRunner
+
+    from linter.cli import cli
+    from linter.generate.core import Settings, generate
+
+    out = tmp_path / "estate"
+    generate(Settings(servers=40, seed=seed, defect_rate=0.6, format="yaml", output=str(out)))
+    result = CliRunner().invoke(cli, ["check", "--format", "json", "--fail-on", "never", str(out)])
+    findings = json.loads(result.stdout)["findings"]
+    loud = {(f["file"], f["path"]) for f in findings if f["severity"] in ("error", "warning")
+            and f["rule"] not in SUPERSEDED_BY_LOUDER}
+    quiet = [f for f in findings if f["rule"] in SUPERSEDED_BY_LOUDER and (f["file"], f["path"]) in loud]
+    assert quiet == []
+    assert any(f["rule"] in SUPERSEDED_BY_LOUDER for f in findings)  # the estates exercise these rules
