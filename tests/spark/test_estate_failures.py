@@ -41,7 +41,7 @@ INVENTORY = REPO / "samples" / "inventory" / "estate.jsonl"
     ("Job aborted due to stage failure: Task 1 in stage 7.0 failed 4 times, most recent failure: Lost task 1.3 in "
      "stage 7.0 (TID 9) (10.0.0.5 executor 1): java.io.FileNotFoundException: /tmp/blockmgr-1/0c/shuffle_2_0.data "
      "(No such file or directory)\n\tat java.base/java.io.FileInputStream.open0(Native Method)",
-     "Spark failed: java.io.FileNotFoundException: /tmp/blockmgr-1/0c/shuffle_2_0.data (No such file or directory)"),
+     "java.io.FileNotFoundException: /tmp/blockmgr-1/0c/shuffle_2_0.data (No such file or directory)"),
 ])
 def test_a_spark_failure_is_one_line_naming_cause_and_fix(text, expected):
     line = describe(RuntimeError(text))

@@ -71,10 +71,13 @@ def test_progress_on_a_terminal_shows_every_stage_with_counts_and_time(spark, mo
     errors, warnings, infos = map(int, re.search(r"findings: (\d+) error\(s\), (\d+) warning\(s\), (\d+) info",
                                                  out).groups())
     rules = len(load_rules())
-    expected = (rf"^exlint: load {files} files [\d.]+s \u00b7 validate {records} records [\d.]+s \u00b7 "
-                rf"evaluate {rules} rules [\d.ms]+ \u00b7 write( {errors + warnings + infos} findings)? [\d.]+s "
-                rf"\([\dhms.]+ in all\)$")
+    expected = (rf"^exlint: load {files} files [\d.]+s \u00b7 start Spark [\d.ms]+ \u00b7 validate {records} records "
+                rf"[\d.ms]+ \u00b7 evaluate [1-9]\d* Spark stages \({rules} rules\) [\d.ms]+ \u00b7 "
+                rf"write( {errors + warnings + infos} findings)? [\d.]+s \([\dhms.]+ in all\)$")
     assert re.match(expected, summary), summary
+    # the evaluate stage moves as Spark's stages complete, never backwards, rather than jumping at the end
+    counts = [int(n) for n in re.findall(r"evaluate (\d+) Spark stages", screen)]
+    assert len(set(counts)) >= 3 and counts == sorted(counts), counts
 
 
 def test_quiet_draws_nothing_even_on_a_terminal(spark, monkeypatch, capsys):
@@ -83,7 +86,20 @@ def test_quiet_draws_nothing_even_on_a_terminal(spark, monkeypatch, capsys):
     assert "findings:" in out
 
 
-def test_no_progress_when_standard_error_is_not_a_terminal(spark):
+def test_a_log_gets_a_plain_line_every_heartbeat_and_no_redrawn_line(spark, monkeypatch):
+    from linter.engines.spark import command
+
+    monkeypatch.setattr(command, "HEARTBEAT", 1.0)
     done = CliRunner().invoke(cli, ["estate", str(ESTATE), "--fail-on", "never"])
     assert done.exit_code == 0, done.output
-    assert "\x1b[2K" not in done.stderr and "evaluate" not in done.stderr
+    assert "\x1b[" not in done.stderr and "\r" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) >= 3, done.stderr
+    assert all(re.match(r"exlint: \[\d\] [a-zS ]+ .* \([\dhms.]+ in all\)", line) for line in lines), lines
+    assert any(" evaluate " in line for line in lines), lines
+
+
+def test_quiet_writes_no_progress_line_to_a_log(spark):
+    done = CliRunner().invoke(cli, ["estate", str(ESTATE), "--fail-on", "never", "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert done.stderr == ""

@@ -248,6 +248,10 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
                 write_findings(findings.drop("_est"), output_dir, output_format, inventory)
             except OutputError as exc:
                 raise EstateError(str(exc)) from None
+            except Exception as exc:  # noqa: BLE001 - Spark's write errors are long Java traces
+                from linter.engines.spark.failures import describe
+
+                raise EstateError(f"{output_dir}: the findings could not be written: {describe(exc)}") from None
         summary = _summary(findings, run)
         progress.advance(sum(summary["severity"].values()))
         progress.done()

@@ -137,7 +137,7 @@ def describe(exc: BaseException) -> str:
             named = _FILE.search(text)
             where = f" ({named.group(0).removeprefix('file:')})" if named else ""
             return f"{cause.format(*match.groups(), file=where)}: {hint}"
-    return f"Spark failed: {_headline(text)}"
+    return f"{'Spark failed: ' if is_spark_failure(exc) else ''}{_headline(text)}"
 
 
 def is_spark_failure(exc: BaseException) -> bool:
