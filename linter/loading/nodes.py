@@ -62,7 +62,7 @@ def _pos(node: Node, line_offset: int) -> tuple[int, int]:
     return node.start_mark.line + 1 + line_offset, node.start_mark.column + 1
 
 
-def _expanded_size(root: Node) -> int:
+def expanded_size(root: Node) -> int:
     """Number of nodes after alias expansion, computed without expanding."""
     sizes: dict[int, int] = {}
     # Iterative post-order walk; aliases are shared node objects, memoised by id.
@@ -110,7 +110,7 @@ def _scalar(node: ScalarNode, line_offset: int) -> Any:
 
 def construct(root: Node, line_offset: int = 0, may_alias: bool = True) -> Constructed:
     """``may_alias=False`` (the text holds no ``*``) skips the alias-bomb measure."""
-    size = _expanded_size(root) if may_alias else 0
+    size = expanded_size(root) if may_alias else 0
     if size > MAX_EXPANDED_NODES:
         line, column = _pos(root, line_offset)
         raise ConstructError(
