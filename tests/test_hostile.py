@@ -205,3 +205,167 @@ def test_report_path_that_is_a_link_replaces_the_link(tmp_path, option):
     assert outside.read_text() == "precious\n"
     assert not (root / "exlint.out").is_symlink()
     assert json.loads((root / "exlint.out").read_text())
+
+
+# -- crashes: huge numbers, surrogates, undecodable file names -------------------------
+
+@pytest.mark.parametrize("written", ["9" * 5000, "-" + "9" * 5000, "0x" + "f" * 5000, "1" + "0" * 70],
+                         ids=["5000-digits", "negative", "hex", "71-digits"])
+def test_huge_integers_are_out_of_range_findings(tmp_path, written):
+    root = repo(tmp_path)
+    (root / "stores" / "a.yaml").write_text(STORE.format(name="PFDB-1", hours=written))
+    (root / "stores" / "b.jsonl").write_text(
+        '{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX1"}, '
+        f'"spec": {{"version": "2010", "servicePack": {written if written[1] != "x" else 5}}}}}\n')
+    completed = run("check", "--format", "json", "--select", "EXL003", "stores/a.yaml", "stores/b.jsonl", cwd=root)
+    findings = report(completed)["findings"]
+    too_large = {(f["file"], f["line"], f["path"]) for f in findings if written[:20] in f["message"]
+                 and any(word in f["message"] for word in ("too large", "maximum", "minimum"))}
+    expected = {("stores/a.yaml", 9, "spec.registry.Track Duplicates (in hours)")}
+    if written[1] != "x":
+        expected.add(("stores/b.jsonl", 1, "spec.servicePack"))
+    assert too_large == expected
+
+
+FORMATS = ["text", "json", "sarif", "junit", "github", "html"]
+
+
+def _check_output(fmt: str, data: bytes) -> str:
+    text = data.decode("utf-8")  # strict: valid UTF-8 in every format
+    if fmt in ("json", "sarif"):
+        json.loads(text)
+    elif fmt == "junit":
+        import xml.etree.ElementTree as ET
+
+        ET.fromstring(text)
+    return text
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_lone_surrogate_in_a_json_line_is_a_finding_in_every_format(tmp_path, fmt):
+    root = repo(tmp_path)
+    (root / "stores" / "a.jsonl").write_text(
+        '{"apiVersion": "exlint/v1", "kind": "PublicFolder", "metadata": {"name": "/F\\ud800"}, "spec": {}}\n')
+    completed = run("check", "--format", fmt, "stores/a.jsonl", cwd=root)
+    assert completed.returncode == 1, completed.stderr[-2000:]
+    _check_output(fmt, completed.stdout)
+    if fmt == "json":
+        findings = json.loads(completed.stdout)["findings"]
+        assert [(f["rule"], f["line"]) for f in findings if f["file"]] == [("EXL001", 1)]
+        assert "surrogate" in findings[-1]["message"] or "surrogate" in findings[0]["message"]
+
+
+@pytest.mark.skipif(sys.platform == "darwin", reason="macOS file systems refuse undecodable names")
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_undecodable_file_name_in_every_format(tmp_path, fmt):
+    root = repo(tmp_path)
+    (root / "stores" / os.fsdecode(b"bad\xff.yaml")).write_text(STORE.format(name="PFDB-1", hours=2000))
+    completed = run("check", "--format", fmt, "--output", "out", "stores", cwd=root)
+    assert completed.returncode == 1, completed.stderr[-2000:]
+    text = _check_output(fmt, (root / "out").read_bytes())
+    if fmt != "html":  # the HTML report names files in its own way
+        assert "bad\ufffd.yaml" in text or "bad%EF%BF%BD.yaml" in text
+    stdout = run("check", "--format", fmt, "stores", cwd=root)
+    assert stdout.returncode == 1 and _check_output(fmt, stdout.stdout)
+
+
+def test_undecodable_file_name_in_a_baseline(tmp_path):
+    root = repo(tmp_path)
+    (root / "stores" / os.fsdecode(b"bad\xff.yaml")).write_text(STORE.format(name="PFDB-1", hours=2000))
+    (root / "stores" / os.fsdecode(b"bad\xfe.yaml")).write_text("x: [\n")
+    completed = run("check", "--write-baseline", "base.json", "stores", cwd=root)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    json.loads((root / "base.json").read_bytes().decode("utf-8"))
+    again = run("check", "--baseline", "base.json", "stores", cwd=root)
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+# -- --baseline and --compare files of the wrong shape, deep or huge ------------------
+
+BAD_FINDINGS_FILES = {
+    "list": "[]",
+    "items-not-objects": '{"version": 1, "tool": "exlint", "findings": [1, "x", null]}',
+    "fingerprint-not-text": '{"version": 1, "tool": "exlint", "findings": [{"fingerprint": [1], "rule": "X"}]}',
+    "deep": "[" * 200_000,
+    "deep-findings": '{"version": 1, "findings": [' + "{\"a\": " * 100_000 + "1" + "}" * 100_000 + "]}",
+    "huge-number": '{"version": 1, "findings": [{"rule": "X", "line": ' + "9" * 5000 + "}]}",
+    "not-utf8": b'{"version": 1, "findings": []}\xff',
+}
+
+
+@pytest.mark.parametrize("option", ["--baseline", "--compare"])
+@pytest.mark.parametrize("name", sorted(BAD_FINDINGS_FILES))
+def test_wrong_findings_files_are_exit_2(tmp_path, option, name):
+    if option == "--compare" and name in ("list", "huge-number", "fingerprint-not-text"):
+        pytest.skip("a fine (empty, or findings with a huge line) set of earlier findings to compare with")
+    root = repo(tmp_path)
+    (root / "stores" / "a.yaml").write_text(STORE.format(name="PFDB-1", hours=2000))
+    content = BAD_FINDINGS_FILES[name]
+    path = root / "earlier.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    args = ["--format", "html", "--output", "r.html"] if option == "--compare" else []
+    line = one_line_error(run("check", *args, option, "earlier.json", "stores", cwd=root))
+    assert "earlier.json" in line
+
+
+@pytest.mark.parametrize("option", ["--baseline", "--compare"])
+def test_findings_file_that_is_a_fifo_is_exit_2(tmp_path, option):
+    root = repo(tmp_path)
+    os.mkfifo(root / "earlier.json")
+    args = ["--format", "html", "--output", "r.html"] if option == "--compare" else []
+    line = one_line_error(run("check", *args, option, "earlier.json", "stores", cwd=root, timeout=60))
+    assert "not a regular file" in line
+
+
+def test_huge_baseline_is_exit_2(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from linter import baseline
+    from linter.cli import cli
+
+    root = repo(tmp_path)
+    (root / "stores" / "a.yaml").write_text(STORE.format(name="PFDB-1", hours=2000))
+    (root / "base.json").write_text('{"version": 1, "tool": "exlint", "findings": []}' + " " * 4096)
+    monkeypatch.setattr(baseline, "MAX_BYTES", 4096)
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(cli, ["check", "--baseline", "base.json", "stores"])
+    assert result.exit_code == 2 and "larger than" in result.output
+
+
+# -- output injection ------------------------------------------------------------------
+
+INJECTED = ('apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: "P\\x01\\x0b\\e[31mX\\u202e"}\n'
+            'spec: {server: "EX\\n::error file=evil.yaml::X", hierarchy: "H\\e]0;t\\a"}\n')
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_control_characters_are_escaped_in_printed_findings(tmp_path, fmt):
+    root = repo(tmp_path)
+    (root / "stores" / "inj.yaml").write_text(INJECTED)
+    completed = run("check", "--format", fmt, "stores/inj.yaml", cwd=root)
+    out = completed.stdout.decode()
+    for char in "\x01\x0b\x1b\x07\u202e":
+        assert char not in out
+    finding_lines = [line for line in out.splitlines() if "inj.yaml" in line]
+    assert finding_lines and all(("EXL" in line or "HIE" in line or "RTE" in line) for line in finding_lines)
+    assert not any(line.startswith("::error file=evil.yaml") for line in out.splitlines())
+    assert "\\x1b[31mX" in out
+
+
+def test_control_characters_are_escaped_in_diagnostics(tmp_path):
+    root = repo(tmp_path)
+    line = one_line_error(run("check", "no\n::error file=evil.yaml::forged\x1b[2J", cwd=root))
+    assert "\\n::error" in line and "\\x1b[2J" in line
+
+
+def test_junit_is_well_formed_with_control_characters_in_names(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    root = repo(tmp_path)
+    (root / "stores" / "inj.yaml").write_text(INJECTED)
+    name = "we\x01ird\x1b.yaml"
+    (root / "stores" / name).write_text(INJECTED)
+    completed = run("check", "--format", "junit", "stores", cwd=root)
+    tree = ET.fromstring(completed.stdout.decode())
+    text = ET.tostring(tree, encoding="unicode")
+    assert "\\x01" in text and "\\x1b" in text and "we\\x01ird\\x1b.yaml" in text

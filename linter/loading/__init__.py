@@ -76,13 +76,21 @@ def checked(path: Path, boundary) -> Path:
     return refused
 
 
-def read_regular(path: str | os.PathLike) -> bytes:
+class TooLarge(OSError):
+    pass
+
+
+def read_regular(path: str | os.PathLike, limit: int | None = None) -> bytes:
     """The bytes of a regular file; NotRegularFile for anything else, found without
-    blocking (a FIFO) or reading forever (``/dev/zero``)."""
+    blocking (a FIFO) or reading forever (``/dev/zero``); TooLarge beyond ``limit``
+    bytes."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(NOT_REGULAR)
+        if limit is not None and info.st_size > limit:
+            raise TooLarge(f"larger than {limit // 2**20} MB: not read")
         with os.fdopen(fd, "rb") as handle:
             fd = -1
             return handle.read()
