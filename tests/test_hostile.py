@@ -369,3 +369,44 @@ def test_junit_is_well_formed_with_control_characters_in_names(tmp_path):
     tree = ET.fromstring(completed.stdout.decode())
     text = ET.tostring(tree, encoding="unicode")
     assert "\\x01" in text and "\\x1b" in text and "we\\x01ird\\x1b.yaml" in text
+
+
+# -- hostile rule-pack expressions -----------------------------------------------------
+
+PACK = """- id: ACM001
+  title: t
+  severity: warning
+  summary: s
+  rationale: r
+  fix_hint: f
+  source: {note: test}
+  table: PublicFolderDatabase
+  when: WHEN
+  field: name
+  message: "store {name}"
+  examples:
+    bad: [{PublicFolderDatabase/PFDB-LON: {spec: {replication: {Replication Message Size Limit: 8MB}}}}]
+    good: [{PublicFolderDatabase/PFDB-LON: {spec: {replication: {Replication Message Size Limit: 300KB}}}}]
+"""
+HOSTILE_WHEN = {
+    "bytes-literal": "name in [b'x']",
+    "complex-literal": "name in [1j, 'x']",
+    "deep-not": "not " * 2_000 + "name is None",
+    "deep-not-50k": "not " * 50_000 + "name is None",
+    "if-chain": " else ".join(["1 if name is None"] * 3_000) + " else 2",
+    "sum-50k": " + ".join(["message_size_limit"] * 50_000) + " > 0",
+    "sum-deep": "1" + " + 1" * 2_000 + " > message_size_limit",
+    "digits-5000": "message_size_limit > " + "9" * 5_000,
+    "digits-30": "message_size_limit > " + "9" * 30,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_WHEN))
+def test_hostile_rule_pack_expressions_are_pack_errors(tmp_path, name):
+    root = repo(tmp_path)
+    (root / "packs").mkdir()
+    when = json.dumps(HOSTILE_WHEN[name])  # a YAML double-quoted scalar
+    (root / "packs" / "acme.yaml").write_text(PACK.replace("WHEN", when))
+    (root / ".exlint.yaml").write_text("rule_dirs: [packs]\n")
+    line = one_line_error(run("check", "--no-cache", "stores", cwd=root, timeout=60))
+    assert "ACM001" in line and len(line) < 400
