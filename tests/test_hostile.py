@@ -410,3 +410,47 @@ def test_hostile_rule_pack_expressions_are_pack_errors(tmp_path, name):
     (root / ".exlint.yaml").write_text("rule_dirs: [packs]\n")
     line = one_line_error(run("check", "--no-cache", "stores", cwd=root, timeout=60))
     assert "ACM001" in line and len(line) < 400
+
+
+# -- import: hostile source file names and document names ------------------------------
+
+IMPORT_FIXTURES = ROOT / "tests" / "importers" / "fixtures"
+
+
+def _import_sources(tmp_path: Path, server: str, reg_name: str) -> Path:
+    import shutil
+
+    sources = tmp_path / "src"
+    shutil.copytree(IMPORT_FIXTURES / "estate", sources)
+    reg = (IMPORT_FIXTURES / "store-settings-ansi.reg").read_text(encoding="cp1252")
+    (sources / reg_name).write_text(reg.replace("EX07-LON-01", server), encoding="cp1252")
+    for xml in sources.glob("*.xml"):
+        xml.write_text(xml.read_text(encoding="utf-8-sig").replace("EX07-LON-01", server), encoding="utf-8")
+    return sources
+
+
+def _imported_documents(out: Path) -> list:
+    import yaml
+
+    return [doc for path in sorted(out.rglob("*.yaml")) for doc in yaml.safe_load_all(path.read_text())]
+
+
+def test_source_file_name_with_newlines_cannot_inject_yaml(tmp_path):
+    sources = _import_sources(tmp_path, "EX07-LON-01", "evil\nspec:\n  injected: 1\n.reg")
+    completed = run("import", sources, "--output", tmp_path / "out", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr.decode()[-2000:]
+    documents = _imported_documents(tmp_path / "out")
+    assert documents and not any("injected" in json.dumps(doc, default=str) for doc in documents)
+    assert "# from evil\\nspec:\\n  injected: 1\\n.reg" in (tmp_path / "out" / "stores" / "pfdb-lon-01.yaml").read_text()
+
+
+def test_very_long_server_name_imports_completely(tmp_path):
+    long_name = "EX" + "X" * 298
+    sources = _import_sources(tmp_path, long_name, "store.reg")
+    completed = run("import", sources, "--output", tmp_path / "out", cwd=tmp_path)
+    assert completed.returncode == 0, completed.stderr.decode()[-2000:]
+    documents = _imported_documents(tmp_path / "out")
+    names = {(doc["kind"], doc["metadata"]["name"]) for doc in documents}
+    assert ("Server", long_name) in names
+    assert any(kind == "PublicFolderDatabase" and long_name.lower() in name.lower() for kind, name in names)
+    assert all(len(path.name) < 120 for path in (tmp_path / "out").rglob("*"))
