@@ -454,3 +454,11 @@ def test_very_long_server_name_imports_completely(tmp_path):
     assert ("Server", long_name) in names
     assert any(kind == "PublicFolderDatabase" and long_name.lower() in name.lower() for kind, name in names)
     assert all(len(path.name) < 120 for path in (tmp_path / "out").rglob("*"))
+
+
+def test_import_source_that_is_a_fifo_is_an_error_not_a_hang(tmp_path):
+    sources = _import_sources(tmp_path, "EX07-LON-01", "store.reg")
+    os.mkfifo(sources / "pipe.xml")
+    completed = run("import", sources, "--output", tmp_path / "out", cwd=tmp_path, timeout=60)
+    assert completed.returncode == 2
+    assert "pipe.xml" in completed.stderr.decode() and "not a regular file" in completed.stderr.decode()
