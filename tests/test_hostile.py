@@ -462,3 +462,42 @@ def test_import_source_that_is_a_fifo_is_an_error_not_a_hang(tmp_path):
     completed = run("import", sources, "--output", tmp_path / "out", cwd=tmp_path, timeout=60)
     assert completed.returncode == 2
     assert "pipe.xml" in completed.stderr.decode() and "not a regular file" in completed.stderr.decode()
+
+
+# -- the record cache ------------------------------------------------------------------
+
+def test_cache_sees_new_content_with_the_same_size_and_modification_time(tmp_path, monkeypatch):
+    """``cp -p``, tar or a reused CI workspace: equal size and mtime, other content."""
+    from test_cache import SERVER, check, make
+
+    monkeypatch.setenv("EXLINT_CACHE_DIR", str(tmp_path / "cache"))
+    repo = make(tmp_path / "repo")
+    before = (repo / "a.yaml").stat()
+    assert check(repo / "store.yaml")[0] == 0  # fills the cache
+    renamed = SERVER.format(name="EX10-Z")  # as long as "EX10-A": the same size
+    assert len(renamed) == before.st_size
+    (repo / "a.yaml").write_text(renamed)
+    os.utime(repo / "a.yaml", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (repo / "a.yaml").stat().st_mtime_ns == before.st_mtime_ns
+    code, body = check(repo / "store.yaml")
+    assert code == 1 and [f["rule"] for f in body["findings"]] == ["EXL007"]
+
+
+def test_old_record_caches_are_evicted(tmp_path, monkeypatch):
+    from test_cache import check, make
+
+    from linter.cache import KEEP_RECORD_CACHES
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("EXLINT_CACHE_DIR", str(cache))
+    for number in range(KEEP_RECORD_CACHES + 5):  # other workspaces' caches, older
+        old = cache / f"records-{number:016x}.json"
+        old.write_text("{}")
+        os.utime(old, (1_000_000 + number, 1_000_000 + number))
+    repo = make(tmp_path / "repo")
+    assert check(repo / "store.yaml")[0] == 0
+    left = sorted(p.name for p in cache.glob("records-*.json"))
+    assert len(left) == KEEP_RECORD_CACHES
+    newest_old = {f"records-{n:016x}.json" for n in range(5 + 1, KEEP_RECORD_CACHES + 5)}
+    assert newest_old < set(left)  # the most recently used ones stay, this repo's among them
