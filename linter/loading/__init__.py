@@ -48,27 +48,36 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
-def refusal(path: Path, boundary: str | os.PathLike | None) -> str | None:
+def refusal(path: Path, boundary: str | os.PathLike | None, parent_inside: bool | None = None) -> str | None:
     """Why ``path`` must not be read (or None): it is not a regular file, or it is
-    a link inside ``boundary`` whose real path leaves it."""
+    a link inside ``boundary`` whose real path leaves it. ``parent_inside``: what
+    a walk already knows of the directory holding ``path`` (os.walk follows no
+    directory link, so only the file itself can be one), sparing a realpath."""
     try:
-        info = os.stat(path)
+        link = os.lstat(path)
+        info = os.stat(path) if stat.S_ISLNK(link.st_mode) else link
     except OSError:
         return None  # missing or unreadable: load_file says so
     if not stat.S_ISREG(info.st_mode):
         return NOT_REGULAR
-    if boundary is not None:
-        real_boundary = os.path.realpath(boundary)
-        written = os.path.abspath(path)
-        if (_inside(written, os.path.abspath(boundary)) or _inside(written, real_boundary)) \
-                and not _inside(os.path.realpath(path), real_boundary):
-            return OUTSIDE
-    return None
+    if boundary is None:
+        return None
+    if parent_inside is not None and not stat.S_ISLNK(link.st_mode):
+        return None if parent_inside else OUTSIDE
+    return OUTSIDE if _leaves(path, boundary) else None
 
 
-def checked(path: Path, boundary) -> Path:
+def _leaves(path, boundary) -> bool:
+    """Whether ``path`` is written inside ``boundary`` but really is outside it."""
+    real_boundary = os.path.realpath(boundary)
+    written = os.path.abspath(path)
+    inside = _inside(written, os.path.abspath(boundary)) or _inside(written, real_boundary)
+    return inside and not _inside(os.path.realpath(path), real_boundary)
+
+
+def checked(path: Path, boundary, parent_inside: bool | None = None) -> Path:
     """``path``, or a RefusedPath when it must not be read."""
-    reason = refusal(path, boundary)
+    reason = refusal(path, boundary, parent_inside)
     if reason is None:
         return path
     refused = RefusedPath(path)
@@ -258,10 +267,12 @@ def walk_files(directory: Path, boundary=None):
     that must not be read (``refusal``; ``boundary`` defaults to ``directory``)
     comes as a RefusedPath."""
     boundary = directory if boundary is None else boundary
+    # os.walk enters no directory link: every directory below is inside when the top is
+    parent_inside = not _leaves(directory, boundary)
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
-            yield checked(Path(root) / name, boundary)
+            yield checked(Path(root) / name, boundary, parent_inside)
 
 
 def discover(paths: Iterable[str | os.PathLike], boundary=None) -> list[Path]:
