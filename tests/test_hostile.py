@@ -501,3 +501,13 @@ def test_old_record_caches_are_evicted(tmp_path, monkeypatch):
     assert len(left) == KEEP_RECORD_CACHES
     newest_old = {f"records-{n:016x}.json" for n in range(5 + 1, KEEP_RECORD_CACHES + 5)}
     assert newest_old < set(left)  # the most recently used ones stay, this repo's among them
+
+
+def test_deep_json_line_is_a_finding(tmp_path):
+    """Found by the fuzz: json.loads accepts ~1,000 levels, which every recursive
+    walk after it did not."""
+    root = repo(tmp_path)
+    (root / "stores" / "a.jsonl").write_text('{"apiVersion": "exlint/v1", "x": ' + "[" * 900 + "]" * 900 + "}\n")
+    findings = report(run("check", "--format", "json", "stores/a.jsonl", cwd=root))["findings"]
+    assert [(f["rule"], f["line"]) for f in findings if f["file"]] == [("EXL001", 1)]
+    assert "nesting deeper than" in findings[-1]["message"] or "nesting deeper than" in findings[0]["message"]

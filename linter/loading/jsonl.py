@@ -9,7 +9,7 @@ import re
 
 from linter.findings import Finding, format_path
 from linter.loading import Document, LoadedFile
-from linter.loading.nodes import MAX_INT_TEXT, OversizedInt
+from linter.loading.nodes import MAX_DEPTH, MAX_INT_TEXT, OversizedInt
 
 
 class _JsonObject(dict):
@@ -28,6 +28,21 @@ def _object_pairs(pairs):
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs
+
+
+def _deeper_than(value, limit: int) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` (measured without recursion:
+    json.loads accepts nearly a thousand levels)."""
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1) for child in node)
+    return False
 
 
 def _has_lone_surrogate(value) -> bool:
@@ -75,6 +90,9 @@ def json_document(text: str, display: str, index: int, line: int):
         column = getattr(exc, "colno", 1)
         message = getattr(exc, "msg", str(exc))
         return None, [Finding("EXL001", "error", f"invalid JSON: {message}", display, line, column)]
+    if text.count("[") + text.count("{") > MAX_DEPTH and _deeper_than(data, MAX_DEPTH):
+        return None, [Finding("EXL001", "error", f"nesting deeper than {MAX_DEPTH} levels; "
+                              "this is not an exlint document", display, line, 1)]
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
         return None, [Finding("EXL001", "error", "a lone UTF-16 surrogate escape (\\uD800-\\uDFFF without its pair) in a JSON "
                               "string is not valid Unicode, so the line is not read; fix the escape or write "
