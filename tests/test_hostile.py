@@ -511,3 +511,16 @@ def test_deep_json_line_is_a_finding(tmp_path):
     findings = report(run("check", "--format", "json", "stores/a.jsonl", cwd=root))["findings"]
     assert [(f["rule"], f["line"]) for f in findings if f["file"]] == [("EXL001", 1)]
     assert "nesting deeper than" in findings[-1]["message"] or "nesting deeper than" in findings[0]["message"]
+
+
+def test_file_over_the_size_limit_is_a_finding(tmp_path, monkeypatch):
+    from linter import loading
+
+    path = tmp_path / "big.yaml"
+    path.write_text(STORE.format(name="PFDB-1", hours=1) * 4)
+    monkeypatch.setattr(loading, "MAX_FILE_BYTES", 100)
+    loaded = loading.load_file(path, "big.yaml")
+    assert loaded.documents == [] and [(f.rule, f.line) for f in loaded.findings] == [("EXL001", 1)]
+    assert "larger than" in loaded.findings[0].message
+    monkeypatch.setattr(loading, "MAX_FILE_BYTES", 10_000)
+    assert len(loading.load_file(path, "big.yaml").documents) == 1
