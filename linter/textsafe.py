@@ -11,6 +11,7 @@ import re
 # C0 controls and DEL, C1 controls, the Unicode line and paragraph separators,
 # and the bidirectional overrides and isolates ("Trojan Source"). Tab is kept.
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Characters XML 1.0 cannot carry at all, even as character references.
@@ -32,11 +33,14 @@ def valid_unicode(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
-def printable(text) -> str:
+def printable(text, keep_line_breaks: bool = False) -> str:
     """One line of plain text: control characters shown as ``\\n``, ``\\x1b``,
-    ``\\u202e``; valid Unicode. For text reports and diagnostics."""
+    ``\\u202e``; valid Unicode. For text reports and diagnostics.
+    ``keep_line_breaks``: leave ``\\n`` and ``\\r`` to a format that encodes
+    them itself (GitHub's ``%0A``)."""
     text = valid_unicode(str(text))
-    return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+    pattern = _CONTROL_BUT_LINES if keep_line_breaks else _CONTROL
+    return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
 def xml_text(text) -> str:

@@ -7,10 +7,10 @@ LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def _data(text: str) -> str:
-    """A workflow command's data: control characters escaped (a name holding a
-    newline and ``::error`` must not start a command of its own), then GitHub's
-    own percent escapes."""
-    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's data: control characters escaped, and line breaks
+    percent-encoded as GitHub reads them (a name holding a newline and
+    ``::error`` must not start a command of its own)."""
+    return printable(text, keep_line_breaks=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:
