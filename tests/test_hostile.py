@@ -524,3 +524,21 @@ def test_file_over_the_size_limit_is_a_finding(tmp_path, monkeypatch):
     assert "larger than" in loaded.findings[0].message
     monkeypatch.setattr(loading, "MAX_FILE_BYTES", 10_000)
     assert len(loading.load_file(path, "big.yaml").documents) == 1
+
+
+@pytest.mark.parametrize("kind", ["outside", "fifo"])
+def test_import_never_reads_outside_or_special_files_of_the_output(tmp_path, kind):
+    sources = _import_sources(tmp_path, "EX07-LON-01", "store.reg")
+    out = tmp_path / "out"
+    (out / "stores").mkdir(parents=True)
+    secret = tmp_path / "secret.yaml"
+    secret.write_text(f"apiVersion: exlint/v1\nkind: Server\nmetadata: {{name: {SECRET}}}\n")
+    if kind == "outside":
+        (out / "stores" / "linked.yaml").symlink_to(secret)
+    else:
+        os.mkfifo(out / "stores" / "linked.yaml")
+    completed = run("import", sources, "--output", out, cwd=tmp_path, timeout=60)
+    assert completed.returncode == 2
+    err = completed.stderr.decode()
+    assert "linked.yaml" in err and SECRET not in err + completed.stdout.decode()
+    assert secret.read_text().startswith("apiVersion")

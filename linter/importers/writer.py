@@ -14,6 +14,7 @@ not rewritten at all.
 from __future__ import annotations
 
 from linter.atomic import atomic_write
+from linter.loading import refusal
 from linter.textsafe import printable
 
 import codecs
@@ -333,6 +334,9 @@ class OutputTree:
         return tree
 
     def _load_file(self, path: Path) -> None:
+        reason = refusal(path, self.root)  # a link out of the output directory, a FIFO, a device
+        if reason is not None:
+            raise SourceError(str(path), f"cannot update this existing file: {reason}")
         try:
             data = path.read_bytes()
             bom = data.startswith(codecs.BOM_UTF8)
