@@ -125,7 +125,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
 
         try:
             result, write_failed = run_fixes(result, options, write=not show_diff,
-                                             echo=lambda m: click.echo(m, err=True),
+                                             echo=lambda m: click.echo(_printable(m), err=True),
                                              out=lambda t: click.echo(t, nl=False))
         except (InputError, ConfigError, PackError) as exc:
             raise ExitError(str(exc)) from None
@@ -173,6 +173,12 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
     progress.done()
     threshold = fail_on or result.config.fail_on or "error"
     sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
+
+
+def _printable(message: str) -> str:
+    from linter.textsafe import printable
+
+    return printable(message)
 
 
 def _split(values) -> tuple[str, ...]:

@@ -542,3 +542,13 @@ def test_import_never_reads_outside_or_special_files_of_the_output(tmp_path, kin
     err = completed.stderr.decode()
     assert "linked.yaml" in err and SECRET not in err + completed.stdout.decode()
     assert secret.read_text().startswith("apiVersion")
+
+
+def test_import_diagnostics_escape_control_characters(tmp_path):
+    sources = _import_sources(tmp_path, "EX07-LON-01", "store.reg")
+    (sources / "bad\n::error file=x::forged\x1b[2J.reg").write_text("not a registry export\n")
+    completed = run("import", sources, "--output", tmp_path / "out", cwd=tmp_path)
+    err = completed.stderr.decode()
+    assert completed.returncode == 2 and "\x1b" not in err
+    assert not any(line.startswith("::error") for line in err.splitlines())
+    assert "bad\\n::error file=x::forged\\x1b[2J.reg" in err
