@@ -552,3 +552,45 @@ def test_import_diagnostics_escape_control_characters(tmp_path):
     assert completed.returncode == 2 and "\x1b" not in err
     assert not any(line.startswith("::error") for line in err.splitlines())
     assert "bad\\n::error file=x::forged\\x1b[2J.reg" in err
+
+
+# -- the site graph: links as hubs give the costs of links as member cliques -----------
+
+def _reference_graph(sites, links):
+    """Floyd-Warshall over every pair of members of every link (the old, cubic model)."""
+    nodes = sorted({s for s in sites if s} | {s for members, cost in links
+                                              if cost is not None and cost >= 0 and len({m for m in members if m}) > 1
+                                              for s in members if s})
+    far = float("inf")
+    dist = {(a, b): (0 if a == b else far) for a in nodes for b in nodes}
+    for members, cost in links:
+        members = [m for m in members if m]
+        if cost is None or cost < 0:
+            continue
+        for a in members:
+            for b in members:
+                if a != b and cost < dist[(a, b)]:
+                    dist[(a, b)] = cost
+    for k in nodes:
+        for a in nodes:
+            for b in nodes:
+                if dist[(a, k)] + dist[(k, b)] < dist[(a, b)]:
+                    dist[(a, b)] = dist[(a, k)] + dist[(k, b)]
+    return {(a, b): d for (a, b), d in dist.items() if a != b and d != far}
+
+
+def test_site_graph_costs_match_a_reference():
+    import random
+
+    from linter.topology import build_site_graph
+
+    rng = random.Random(20)
+    for _ in range(300):
+        sites = [f"s{i}" for i in range(rng.randint(0, 9))]
+        pool = sites + ["x1", "x2", None]
+        links = [([rng.choice(pool) for _ in range(rng.randint(0, 5))], rng.choice([None, -1, 0, 1, 5, 10, 100]))
+                 for _ in range(rng.randint(0, 7))]
+        graph = build_site_graph(sites, links)
+        assert graph.cost == _reference_graph(sites, links), (sites, links)
+        for (a, b) in graph.cost:
+            assert graph.site_group(a) == graph.site_group(b)
