@@ -85,7 +85,13 @@ class RecordCache:
         signature = self._signature(path)
         if signature is None:
             return
-        slim = {table: [{**r, "_marks": {}} for r in rows] for table, rows in records.items() if rows}
+        # Context records are never reported, so their positions are dropped here,
+        # in place: a cold run then holds what a warm one holds (the marks of
+        # 10,000 context files were half of a hook run's memory).
+        for rows in records.values():
+            for record in rows:
+                record["_marks"] = {}
+        slim = {table: rows for table, rows in records.items() if rows}
         self.entries[display] = {"signature": signature, "records": slim, "documents": documents}
         self.dirty = True
 
