@@ -98,23 +98,24 @@ def reg_continuation(n: int):
 
 
 def stores_on_one_server(n: int):
-    """n stores of one hierarchy on one server: every HIE001 message names the group."""
+    """n stores of one hierarchy on one server: every HIE001 finding names the
+    group. The work is the rule and the JSON report (the estate is built once);
+    it returns the report's length."""
+    from linter.config import Config
     from linter.engines.local import LocalEngine
     from linter.estate import build_estate
     from linter.loading import load_text
     from linter.policy.packs import load_rules
     from linter.reports.json_report import render
+    from linter.runner import Result
 
     rules = {k: v for k, v in load_rules().items() if k == "HIE001"}
     server = SERVER_HEAD.replace("  receiveConnectors:\n", "")
     text = ORGANIZATION + "---\n" + server + "".join(STORE.format(index=i) for i in range(n))
+    loaded = [load_text(text, "estate.yaml")]
+    estate = build_estate(loaded, {}, 0)
 
     def work():
-        from linter.runner import Result
-        from linter.config import Config
-
-        loaded = [load_text(text, "estate.yaml")]
-        estate = build_estate(loaded, {}, 0)
         findings = LocalEngine(estate, rules).run()
         return len(render(Result(findings, 1, n + 2, Config(), rules, estate, None, loaded, {"estate.yaml"})))
     return work

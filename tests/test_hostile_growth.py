@@ -45,6 +45,7 @@ def growth(make, size: int) -> float:
     ("reg_continuation", 2500, 8),  # joined one line at a time: quadratic
     ("connectors", 500, 10),  # every connector's marks filtered from all: quadratic
     ("site_link", 75, 32),  # all pairs are the output (quadratic); was cubic
+    ("stores_on_one_server", 150, 8),  # every finding formatted (then counted) its whole group
 ])
 def test_hostile_input_grows_linearly(case, size, bound):
     make, _ = bench.CASES[case]
