@@ -23,11 +23,16 @@ def atomic_write(path: str, data: bytes, expected: bytes | None = None, create: 
     Raises OSError (PermissionError for a read-only file, even when running as
     root: a file without any write permission bit is not replaced). With
     ``expected``, refuses to write when the file no longer holds those bytes.
-    With ``create``, a missing file is created (mode from the umask).
+    With ``create`` (a report, baseline or imported document: a file exlint owns),
+    a missing file is created (mode from the umask), and a symbolic link at
+    ``path`` is itself replaced, never the file it points to (a committed
+    ``exlint.sarif -> ../../elsewhere`` must not make exlint write elsewhere).
+    Without it (``--fix``), the file a link inside the repository points to is
+    edited; links leaving the repository are never loaded (linter.loading).
     """
-    target = os.path.realpath(path)
+    target = os.path.abspath(path) if create else os.path.realpath(path)
     try:
-        info = os.stat(target)
+        info = os.stat(target) if not create or not os.path.islink(target) else None
     except FileNotFoundError:
         if not create:
             raise

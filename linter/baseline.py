@@ -11,8 +11,11 @@ from pathlib import Path
 
 from linter.atomic import atomic_write
 from linter.fingerprints import fingerprint
+from linter.loading import read_regular
+from linter.textsafe import valid_unicode
 
 FORMAT_VERSION = 1
+MAX_BYTES = 512 * 2**20  # about two million findings; anything larger is not a baseline
 
 
 class BaselineError(ValueError):
@@ -40,20 +43,35 @@ def write_baseline(path: Path, findings) -> None:
     ]
     entries.sort(key=lambda e: (e["rule"], e["file"] or "", e["fingerprint"]))
     body = {"version": FORMAT_VERSION, "tool": "exlint", "findings": entries}
-    atomic_write(str(path), (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), create=True)
+    # valid_unicode: a file name with undecodable bytes is written with U+FFFD
+    # (the fingerprint, which matching uses, was taken from the real name)
+    text = valid_unicode(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+    atomic_write(str(path), text.encode("utf-8"), create=True)
 
 
 def read_baseline(path: Path) -> list[dict]:
+    """The findings of a baseline file; BaselineError (exit 2) for anything that is
+    not one: missing, not a regular file, over MAX_BYTES, not UTF-8 JSON, nested
+    too deep, or of another shape."""
     try:
-        body = json.loads(path.read_text(encoding="utf-8"))
+        text = read_regular(path, MAX_BYTES).decode("utf-8")
     except FileNotFoundError:
         raise BaselineError(f"{path}: baseline file not found (create it with --write-baseline)") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise BaselineError(f"{path}: cannot read baseline: {exc}") from None
+        raise BaselineError(f"{path}: cannot read baseline: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        body = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BaselineError(f"{path}:{exc.lineno}:{exc.colno}: baseline is not valid JSON: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # a number too long, nesting too deep
+        reason = "nesting too deep" if isinstance(exc, RecursionError) else str(exc).split(":")[0]
+        raise BaselineError(f"{path}: baseline is not an exlint baseline: {reason}") from None
     if not isinstance(body, dict) or body.get("version") != FORMAT_VERSION or not isinstance(body.get("findings"), list):
         raise BaselineError(f"{path}: not an exlint baseline (version {FORMAT_VERSION})")
+    for number, entry in enumerate(body["findings"], start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+            raise BaselineError(f"{path}: entry {number} of 'findings' is not a recorded finding "
+                                "(an object with a 'fingerprint' string): re-create it with --write-baseline")
     return body["findings"]
 
 

@@ -4,9 +4,14 @@ files), so that a pre-commit run does not re-parse thousands of unchanged files.
 
 It lives in the user's cache directory (``$EXLINT_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/exlint`` or ``~/.cache/exlint``), never in the repository, and
-holds JSON only. An entry is used only while the file's size and modification
-time are unchanged and the exlint version, schemas and model tables are the ones
-that wrote it. Findings are never cached: files being reported are always read.
+holds JSON only. An entry is used only while the file's identity is unchanged
+(device, inode, size, modification and change times: ``cp -p``, tar or a reused
+CI workspace can restore a size and an mtime with other content, but writing a
+file always moves its change time, which no tool can set back) and the exlint
+version, schemas and model tables are the ones that wrote it. Findings are never
+cached: files being reported are always read. Only the KEEP_RECORD_CACHES most
+recently used repositories' caches are kept (a CI runner checks out a new
+workspace path every run, each with a cache of its own).
 """
 from __future__ import annotations
 
@@ -19,7 +24,8 @@ from linter import __version__
 from linter.model.tables import _TABLES_FILE
 from linter.resources import schemas_dir
 
-FORMAT = 1
+FORMAT = 2  # 2: signatures with device, inode and change time
+KEEP_RECORD_CACHES = 8
 
 
 def cache_dir() -> Path:
@@ -67,7 +73,7 @@ class RecordCache:
             stat = path.stat()
         except OSError:
             return None
-        return [stat.st_size, stat.st_mtime_ns]
+        return [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
 
     def get(self, path: Path, display: str):
         entry = self.entries.get(display)
@@ -79,7 +85,13 @@ class RecordCache:
         signature = self._signature(path)
         if signature is None:
             return
-        slim = {table: [{**r, "_marks": {}} for r in rows] for table, rows in records.items() if rows}
+        # Context records are never reported, so their positions are dropped here,
+        # in place: a cold run then holds what a warm one holds (the marks of
+        # 10,000 context files were half of a hook run's memory).
+        for rows in records.values():
+            for record in rows:
+                record["_marks"] = {}
+        slim = {table: rows for table, rows in records.items() if rows}
         self.entries[display] = {"signature": signature, "records": slim, "documents": documents}
         self.dirty = True
 
@@ -92,6 +104,29 @@ class RecordCache:
         if self.dirty:
             _store(self.path, {"stamp": self.stamp, "files": self.entries})
             self.dirty = False
+        else:
+            _touch(self.path)  # used: the eviction keeps the most recently used
+        _evict(self.path.parent, "records-*.json", KEEP_RECORD_CACHES)
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _evict(directory: Path, pattern: str, keep: int) -> None:
+    """Delete all but the ``keep`` most recently used files matching ``pattern``."""
+    try:
+        found = [(p.stat().st_mtime, p) for p in directory.glob(pattern)]
+    except OSError:
+        return
+    for _, stale in sorted(found, reverse=True)[keep:]:
+        try:
+            stale.unlink()
+        except OSError:
+            pass
 
 
 class ParsedFileCache:

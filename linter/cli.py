@@ -19,7 +19,9 @@ class ExitError(click.ClickException):
     exit_code = 2
 
     def show(self, file=None):
-        click.echo(f"exlint: error: {self.message}", err=True)
+        from linter.textsafe import printable
+
+        click.echo(f"exlint: error: {printable(self.message)}", err=True)
 
 
 def _renderer(name: str):
@@ -39,8 +41,10 @@ def write_reports(result, formats, outputs, progress=None) -> None:
         raise ExitError("only one format can go to standard output: give an --output for the others")
     if progress is not None:
         progress.stage("write", total=len(formats), unit="reports")
+    from linter.textsafe import valid_unicode
+
     for fmt, path in zip(formats, outputs):
-        text = _renderer(fmt)(result, colour=False)
+        text = valid_unicode(_renderer(fmt)(result, colour=False))
         if progress is not None:
             progress.advance()
         try:
@@ -53,7 +57,7 @@ def write_reports(result, formats, outputs, progress=None) -> None:
         progress.done()
     for fmt in stdout_formats:
         colour = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        click.echo(_renderer(fmt)(result, colour=colour), nl=False)
+        click.echo(valid_unicode(_renderer(fmt)(result, colour=colour)), nl=False)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -126,7 +130,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
 
         try:
             result, write_failed = run_fixes(result, options, write=not show_diff,
-                                             echo=lambda m: click.echo(m, err=True),
+                                             echo=lambda m: click.echo(_printable(m), err=True),
                                              out=lambda t: click.echo(t, nl=False), unsafe=unsafe_fixes)
         except (InputError, ConfigError, PackError) as exc:
             raise ExitError(str(exc)) from None
@@ -150,8 +154,11 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         result.baseline_suppressed = outcome.suppressed
         result.baseline_fixed = outcome.fixed
         for entry in outcome.fixed:
+            from linter.textsafe import printable
+
             where = entry.get("file") or "<estate>"
-            click.echo(f"exlint: fixed since the baseline: {where}: {entry.get('rule')} {entry.get('message')}", err=True)
+            click.echo(printable(f"exlint: fixed since the baseline: {where}: {entry.get('rule')} {entry.get('message')}"),
+                       err=True)
         click.echo(f"exlint: baseline: {outcome.suppressed} known finding(s) not reported, "
                    f"{len(outcome.fixed)} fixed", err=True)
     if compare:
@@ -171,6 +178,12 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
     progress.done()
     threshold = fail_on or result.config.fail_on or "error"
     sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
+
+
+def _printable(message: str) -> str:
+    from linter.textsafe import printable
+
+    return printable(message)
 
 
 def _split(values) -> tuple[str, ...]:

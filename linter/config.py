@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from linter.loading import read_regular_text
 from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.findings import SEVERITIES
@@ -92,7 +93,7 @@ def parse_config(data: Any, path: Path | None) -> Config:
 
 def read_config(path: Path) -> Config:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
     if path.name == "pyproject.toml":

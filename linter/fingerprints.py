@@ -13,4 +13,5 @@ def fingerprint(finding) -> str:
             parts.append(finding.message)
     else:
         parts = [finding.rule, finding.file or "", finding.path or "", finding.message]
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
+    # surrogatepass: a file name with undecodable bytes still has an identity
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]

@@ -109,7 +109,7 @@ def lint(options: Options, progress=None) -> Result:
         rule_id: rule
         for rule_id, rule in load_rules(config.rule_dirs, config.options).items()
     }
-    requested = _filter(discover(options.paths), root, config)
+    requested = _filter(discover(options.paths, root), root, config)
     requested_real = {os.path.abspath(p) for p in requested}
     context = []  # the rest of the config repo: read only to resolve references
     if root is not None:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from linter.findings import Entity, Finding, format_path
+from linter.loading.nodes import OversizedInt
 from linter.resources import schemas_dir
 
 API_VERSION = "exlint/v1"
@@ -209,6 +210,8 @@ def _type_name(value: Any) -> str:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, OversizedInt):  # json.dumps would print its stand-in value
+        return str(value)
     text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

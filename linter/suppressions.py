@@ -14,9 +14,34 @@ from dataclasses import dataclass
 from linter.findings import Finding
 
 UNUSED_MESSAGE = "unused suppression of {rule}: nothing here raises it any more; remove it from the comment"
-_COMMENT = re.compile(
-    r"#\s*exlint:\s*(disable|disable-file)\s*=\s*([A-Za-z0-9_, ]+?)(?:\s+reason\s*=\s*\"([^\"]*)\")?\s*$"
-)
+# Matched in pieces, each linear: one regex for the whole comment backtracked
+# quadratically on a long run of spaces before a non-matching tail.
+_HEAD = re.compile(r"#\s*exlint:\s*(disable|disable-file)\s*=")
+_IDS = re.compile(r"[A-Za-z0-9_, ]+")
+_REASON_KEY = re.compile(r"\sreason\s*=\s*$")
+
+
+def _ids_and_reason(rest: str) -> tuple[str, str | None] | None:
+    """``DUP002,BKF001 reason="why"`` (what follows ``disable=``) split, or None."""
+    rest = rest.strip()
+    if rest.endswith('"') and len(rest) > 1:
+        opening = rest.rfind('"', 0, len(rest) - 1)
+        if opening != -1:
+            key = _REASON_KEY.search(rest, 0, opening)
+            if key is not None and _IDS.fullmatch(rest, 0, key.start()):
+                return rest[:key.start()], rest[opening + 1:-1]
+    if rest and _IDS.fullmatch(rest):
+        return rest, None
+    return None
+
+
+def _parse_comment(line: str):
+    """(kind, ids, reason, column offset) of the suppression comment on ``line``, or None."""
+    for head in _HEAD.finditer(line):
+        parsed = _ids_and_reason(line[head.end():])
+        if parsed is not None:
+            return head.group(1), parsed[0], parsed[1], head.start()
+    return None
 
 
 @dataclass
@@ -47,14 +72,14 @@ def parse_suppressions(path: str, text: str | None) -> list[Suppression]:
     for number, line in enumerate(text.splitlines(), start=1):
         if "exlint:" not in line:
             continue
-        match = _COMMENT.search(line)
-        if not match:
+        parsed = _parse_comment(line)
+        if parsed is None:
             continue
-        kind, ids, reason = match.groups()
+        kind, ids, reason, start = parsed
         rules = tuple(sorted({r.strip().upper() for r in ids.split(",") if r.strip()}))
-        own_line = line[: match.start()].strip() == ""
+        own_line = line[:start].strip() == ""
         applies = None if kind == "disable-file" else (number + 1 if own_line else number)
-        out.append(Suppression(path, number, match.start() + 1, applies, rules, reason, set()))
+        out.append(Suppression(path, number, start + 1, applies, rules, reason, set()))
     return out
 
 

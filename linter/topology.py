@@ -34,39 +34,56 @@ class SiteGraph:
 
 
 def build_site_graph(site_names, links) -> SiteGraph:
-    """``site_names``: lower-cased names; ``links``: (list of lower-cased sites, cost)."""
-    adjacency: dict[str, dict[str, int]] = {s: {} for s in site_names if s}
-    for sites, cost in links:
-        members = [s for s in (sites or []) if s]
-        if cost is None or cost < 0:
+    """``site_names``: lower-cased names; ``links``: (list of lower-cased sites, cost).
+
+    A link is a hub every member reaches at the link's cost and leaves for free,
+    not a clique of member pairs: one link holding N sites (DEFAULTIPSITELINK
+    often holds every site) is N edges, not N squared, and the all-pairs search
+    is N searches of a graph of that size (it was cubic: 1,200 sites in one
+    link took over a minute)."""
+    adjacency: dict[object, list[tuple[object, int]]] = {s: [] for s in site_names if s}
+    for number, (sites, cost) in enumerate(links):
+        members = sorted({s for s in (sites or []) if s})
+        if cost is None or cost < 0 or len(members) < 2:
             continue
-        for a in members:
-            for b in members:
-                if a != b:
-                    adjacency.setdefault(a, {})
-                    adjacency.setdefault(b, {})
-                    best = adjacency[a].get(b)
-                    if best is None or cost < best:
-                        adjacency[a][b] = cost
+        hub = _Hub(number)
+        adjacency[hub] = [(member, 0) for member in members]
+        for member in members:
+            adjacency.setdefault(member, []).append((hub, cost))
+    sites = sorted(s for s in adjacency if not isinstance(s, _Hub))
     cost: dict[tuple[str, str], int] = {}
     group_of: dict[str, str] = {}
-    for source in sorted(adjacency):
-        distances = {source: 0}
-        queue = [(0, source)]
-        while queue:
-            dist, node = heapq.heappop(queue)
-            if dist > distances.get(node, UNREACHABLE):
-                continue
-            for neighbour, weight in adjacency[node].items():
-                candidate = dist + weight
-                if candidate < distances.get(neighbour, UNREACHABLE):
-                    distances[neighbour] = candidate
-                    heapq.heappush(queue, (candidate, neighbour))
+    for source in sites:
+        distances = _distances(adjacency, source)
         for target, dist in distances.items():
-            if target != source:
+            if target != source and not isinstance(target, _Hub):
                 cost[(source, target)] = dist
         if source not in group_of:
-            first = min(distances)
-            for member in distances:
+            members = [s for s in distances if not isinstance(s, _Hub)]
+            first = min(members)
+            for member in members:
                 group_of[member] = first
     return SiteGraph(group_of, cost)
+
+
+@dataclass(frozen=True)
+class _Hub:
+    """A site link as a node of the search graph (never a site: not a str)."""
+    number: int
+
+
+def _distances(adjacency, source) -> dict:
+    distances = {source: 0}
+    queue = [(0, 0, source)]
+    tie = 0  # hubs and sites do not compare: the counter orders equal distances
+    while queue:
+        dist, _, node = heapq.heappop(queue)
+        if dist > distances.get(node, UNREACHABLE):
+            continue
+        for neighbour, weight in adjacency[node]:
+            candidate = dist + weight
+            if candidate < distances.get(neighbour, UNREACHABLE):
+                distances[neighbour] = candidate
+                tie += 1
+                heapq.heappush(queue, (candidate, tie, neighbour))
+    return distances

@@ -175,3 +175,86 @@ def test_generated_validators_are_current():
     from linter.schema import schemas_digest
 
     assert generated.SCHEMAS_DIGEST == schemas_digest(), "run: python -m linter.schema_validators"
+
+
+# -- hostile values in every field (issue #20) ----------------------------------------
+# A value or key anywhere in a document is replaced by raw hostile text: nesting
+# past every limit (and past what a recursive C composer survives), integers of
+# thousands of digits, hexadecimal ones, control characters, line separators,
+# bidirectional overrides and lone surrogates. The document goes through the
+# loader (YAML, and JSON Lines), the model, the rules and every report format:
+# no exception, each report encodes as UTF-8, text reports keep one finding a line.
+
+_PLACEHOLDER = "hostile-placeholder-value"
+_NASTY_CHARS = st.one_of(st.characters(min_codepoint=0, max_codepoint=0x9F),
+                         st.sampled_from(["\u2028", "\u2029", "\u202e", "\u2066", "\ud800", "\udcff", "\ufeff"]),
+                         st.characters())
+HOSTILE_RAW = st.one_of(
+    st.integers(20, 5000).map(lambda n: "9" * n),
+    st.integers(20, 5000).map(lambda n: "-" + "9" * n),
+    st.integers(17, 3000).map(lambda n: "0x" + "f" * n),
+    st.integers(2, 3000).map(lambda n: "[" * n + "]" * n),
+    st.integers(2, 3000).map(lambda n: "{a: " * n + "1" + "}" * n),
+    st.integers(2, 3000).map(lambda n: "[" * n),
+    st.text(_NASTY_CHARS, min_size=1, max_size=24).map(json.dumps),  # a double-quoted string, escapes and all
+)
+
+
+@st.composite
+def hostile_document(draw):
+    document = draw(DOCUMENT)
+    paths = list(_paths(document, ()))
+    if paths:
+        path = draw(st.sampled_from(paths))
+        parent = document
+        for part in path[:-1]:
+            parent = parent[part]
+        if isinstance(parent, dict) and draw(st.booleans()):
+            parent[_PLACEHOLDER] = parent.pop(path[-1])  # a hostile key
+        else:
+            parent[path[-1]] = _PLACEHOLDER
+    return document, draw(HOSTILE_RAW), draw(st.sampled_from(["yaml", "jsonl"]))
+
+
+def _render_everywhere(loaded, estate, findings):
+    from linter.cli import _renderer
+    from linter.config import Config
+    from linter.runner import Result
+    from linter.textsafe import valid_unicode
+
+    result = Result(findings, 1, len(loaded.documents), Config(), RULES, estate, None, [loaded], {loaded.path})
+    for fmt in ("text", "github", "json", "sarif", "junit"):
+        rendered = valid_unicode(_renderer(fmt)(result, colour=False))
+        rendered.encode("utf-8")
+        if fmt == "json":
+            json.loads(rendered)
+        if fmt == "junit":
+            import xml.etree.ElementTree as ET
+
+            ET.fromstring(rendered)
+        if fmt == "text":
+            lines = [line for line in rendered.splitlines() if line]
+            assert len(lines) == len(findings) + 1, rendered
+            assert not any(c in rendered for c in "\x1b\x00\r\u2028\u202e")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(hostile_document())
+def test_hostile_values_in_every_field_never_crash(tmp_path_factory, case):
+    document, raw, fmt = case
+    if fmt == "jsonl":
+        raw_json = raw if not raw.startswith(("0x", "{a")) else json.dumps(raw)
+        text = json.dumps(document, default=str).replace(json.dumps(_PLACEHOLDER), raw_json) + "\n"
+    else:
+        text = yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=1 << 20)
+        text = text.replace(_PLACEHOLDER, raw)
+    path = tmp_path_factory.mktemp("hostile") / f"estate.{fmt}"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    loaded = load_file(path, path.name)
+    estate = build_estate([loaded])
+    findings = list(estate.findings) + LocalEngine(estate, RULES).run()
+    assert not [f for f in findings if f.rule == "EXL000"], findings
+    for finding in findings:
+        if finding.file is not None:
+            assert finding.line >= 1 and finding.column >= 1, finding
+    _render_everywhere(loaded, estate, findings)

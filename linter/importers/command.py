@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from linter.textsafe import printable
+
 
 @click.command("import")
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
@@ -42,11 +44,11 @@ def import_command(sources: tuple[str, ...], output: Path, organization: str | N
     try:
         result = run_import(list(sources), output, organization=organization, dry_run=dry_run)
     except Exception as exc:  # an importer bug must still not print a traceback
-        click.echo(f"{output}: error: internal error while importing: {type(exc).__name__}: {exc}", err=True)
+        click.echo(printable(f"{output}: error: internal error while importing: {type(exc).__name__}: {exc}"), err=True)
         raise SystemExit(2)
 
     for error in result.errors:
-        click.echo(str(error), err=True)
+        click.echo(printable(str(error)), err=True)
     if result.errors:
         if result.write_started:
             click.echo("error: the output directory could not be fully written", err=True)
@@ -55,15 +57,15 @@ def import_command(sources: tuple[str, ...], output: Path, organization: str | N
         raise SystemExit(2)
 
     for warning in result.warnings:
-        click.echo(warning, err=True)
+        click.echo(printable(warning), err=True)
     for incomplete in result.incomplete:
-        click.echo(f"{output / incomplete.path}: warning: {incomplete.message}", err=True)
+        click.echo(printable(f"{output / incomplete.path}: warning: {incomplete.message}"), err=True)
     for conflict in result.conflicts:
-        click.echo(str(conflict), err=True)
+        click.echo(printable(str(conflict)), err=True)
 
     verb = "would be " if dry_run else ""
     for change in result.changes:
-        click.echo(f"{verb}{change.status}: {output / change.path}")
+        click.echo(printable(f"{verb}{change.status}: {output / change.path}"))
     counts = {status: sum(1 for c in result.changes if c.status == status) for status in ("created", "updated", "unchanged")}
     summary = (
         f"imported {len(result.sources)} source file(s): {counts['created']} file(s) {verb}created, "

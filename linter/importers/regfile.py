@@ -74,10 +74,16 @@ def _logical_lines(text: str):
     while index < len(lines):
         number, line = index + 1, lines[index]
         index += 1
-        while line.rstrip().endswith("\\") and "=hex" in line.lower() and index < len(lines):
-            line = line.rstrip()[:-1] + lines[index].strip()
+        if "=hex" not in line.lower():
+            yield number, line
+            continue
+        parts = []  # joined once: growing one string per continuation was quadratic
+        while line.rstrip().endswith("\\") and index < len(lines):
+            parts.append(line.rstrip()[:-1])
+            line = lines[index].strip()
             index += 1
-        yield number, line
+        parts.append(line)
+        yield number, "".join(parts)
 
 
 def _quoted(text: str, start: int, path: str, line: int) -> tuple[str, int]:

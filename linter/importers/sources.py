@@ -13,6 +13,8 @@ import codecs
 import os
 from pathlib import Path
 
+from linter.loading import read_regular
+
 from .documents import Collector
 from .edge_config import import_edge_config
 from .errors import SourceError
@@ -58,7 +60,7 @@ def _is_reg(data: bytes) -> bool:
 def read_source(path: Path, collector: Collector) -> None:
     """Import one file into ``collector``; raises SourceError."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path)  # a FIFO or /dev/zero among the sources is refused, not read
     except OSError as exc:
         raise SourceError(str(path), f"cannot read file: {exc.strerror or exc}") from None
     if _is_reg(data):

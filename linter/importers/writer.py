@@ -14,9 +14,12 @@ not rewritten at all.
 from __future__ import annotations
 
 from linter.atomic import atomic_write
+from linter.loading import refusal
+from linter.textsafe import printable
 
 import codecs
 import datetime
+import hashlib
 import json
 import os
 import re
@@ -58,8 +61,17 @@ ORDER: dict[str, list[str]] = {
 _YAML11 = pyyaml.resolver.Resolver()
 
 
+MAX_STEM = 100  # file names stay far below NAME_MAX (255 bytes) with atomic_write's temporary prefix
+
+
 def file_stem(name: str) -> str:
+    """A file name for a document named ``name``; a name too long for one (a
+    300-character server name) is cut and keeps a hash of the whole name, so two
+    long names sharing a start still get files of their own."""
     stem = re.sub(r"[^a-z0-9._-]+", "-", name.casefold()).strip("-.")
+    if len(stem) > MAX_STEM:
+        digest = hashlib.sha256(name.casefold().encode("utf-8", "surrogatepass")).hexdigest()[:10]
+        stem = stem[:MAX_STEM - 11].rstrip("-.") + "-" + digest
     return stem or "unnamed"
 
 
@@ -138,7 +150,8 @@ def same_value(path: tuple, old: Any, new: Any) -> bool:
 
 
 def _comment_text(leaf: Leaf) -> str:
-    return "# " + COMMENT_PREFIX + ", ".join(leaf.labels)
+    # printable: a source file named "x\nspec:\n  key: 1.reg" must stay inside the comment
+    return "# " + COMMENT_PREFIX + printable(", ".join(leaf.labels))
 
 
 def _set_comment(node: Any, key: Any, leaf: Leaf) -> None:
@@ -321,6 +334,9 @@ class OutputTree:
         return tree
 
     def _load_file(self, path: Path) -> None:
+        reason = refusal(path, self.root)  # a link out of the output directory, a FIFO, a device
+        if reason is not None:
+            raise SourceError(str(path), f"cannot update this existing file: {reason}")
         try:
             data = path.read_bytes()
             bom = data.startswith(codecs.BOM_UTF8)
@@ -423,13 +439,13 @@ class OutputTree:
             result.changes.append(FileChange(path, status, touched[path]))
 
     def write(self) -> None:
-        for yaml_file in self.files.values():
-            if not yaml_file.changed:
-                continue
-            text = yaml_file.render()
-            target = self.root / yaml_file.path
+        # every file is rendered before the first is written: a failure to render
+        # one must not leave the others half imported
+        rendered = [(self.root / yaml_file.path, yaml_file.render().encode("utf-8"))
+                    for yaml_file in self.files.values() if yaml_file.changed]
+        for target, data in rendered:
             target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(str(target), text.encode("utf-8"), create=True)
+            atomic_write(str(target), data, create=True)
 
     # New documents ----------------------------------------------------------------
 

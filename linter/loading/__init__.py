@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -9,10 +10,14 @@ from typing import Any, Iterable
 import yaml
 
 from linter.findings import Finding, format_path
+from linter.loading.fast_yaml import SAFE_COMPOSE_DEPTH, BoundError, check_depth, may_nest_deeper
 from linter.loading.nodes import MAX_DEPTH, ConstructError, construct
 from linter.loading.text import TextError, decode, split_documents
 
 YAML_SUFFIXES = (".yaml", ".yml")
+# The largest file read (docs/security.md): a 20 MB file of store documents takes
+# about 1.2 times a bare C compose of it and 760 MB.
+MAX_FILE_BYTES = 32 * 2**20
 JSONL_SUFFIXES = (".jsonl", ".ndjson")  # read a document per line (linter.loading.jsonl)
 
 try:  # the C loader is several times faster; fall back for exotic builds
@@ -23,6 +28,92 @@ except ImportError:  # pragma: no cover
 
 class InputError(Exception):
     """A path that cannot be read at all (exit code 2)."""
+
+
+NOT_REGULAR = ("not a regular file (a device, pipe or socket, or a link to one): not read; "
+               "keep only YAML files in the repository")
+OUTSIDE = ("a symbolic link to a file outside the repository: not read (exlint never follows links "
+           "out of the repository); commit the file itself instead of a link")
+
+
+class NotRegularFile(OSError):
+    pass
+
+
+class RefusedPath(type(Path())):
+    """A file found while walking that is not read; ``refusal`` says why (reported
+    as an EXL001 finding on the file, never its content)."""
+
+    refusal = ""
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def refusal(path: Path, boundary: str | os.PathLike | None, parent_inside: bool | None = None) -> str | None:
+    """Why ``path`` must not be read (or None): it is not a regular file, or it is
+    a link inside ``boundary`` whose real path leaves it. ``parent_inside``: what
+    a walk already knows of the directory holding ``path`` (os.walk follows no
+    directory link, so only the file itself can be one), sparing a realpath."""
+    try:
+        link = os.lstat(path)
+        info = os.stat(path) if stat.S_ISLNK(link.st_mode) else link
+    except OSError:
+        return None  # missing or unreadable: load_file says so
+    if not stat.S_ISREG(info.st_mode):
+        return NOT_REGULAR
+    if boundary is None:
+        return None
+    if parent_inside is not None and not stat.S_ISLNK(link.st_mode):
+        return None if parent_inside else OUTSIDE
+    return OUTSIDE if _leaves(path, boundary) else None
+
+
+def _leaves(path, boundary) -> bool:
+    """Whether ``path`` is written inside ``boundary`` but really is outside it."""
+    real_boundary = os.path.realpath(boundary)
+    written = os.path.abspath(path)
+    inside = _inside(written, os.path.abspath(boundary)) or _inside(written, real_boundary)
+    return inside and not _inside(os.path.realpath(path), real_boundary)
+
+
+def checked(path: Path, boundary, parent_inside: bool | None = None) -> Path:
+    """``path``, or a RefusedPath when it must not be read."""
+    reason = refusal(path, boundary, parent_inside)
+    if reason is None:
+        return path
+    refused = RefusedPath(path)
+    refused.refusal = reason
+    return refused
+
+
+class TooLarge(OSError):
+    pass
+
+
+def read_regular(path: str | os.PathLike, limit: int | None = None) -> bytes:
+    """The bytes of a regular file; NotRegularFile for anything else, found without
+    blocking (a FIFO) or reading forever (``/dev/zero``); TooLarge beyond ``limit``
+    bytes."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(NOT_REGULAR)
+        if limit is not None and info.st_size > limit:
+            raise TooLarge(f"larger than {limit // 2**20} MB: not read")
+        with os.fdopen(fd, "rb") as handle:
+            fd = -1
+            return handle.read()
+    finally:
+        if fd != -1:
+            os.close(fd)
+
+
+def read_regular_text(path: str | os.PathLike) -> str:
+    """UTF-8 text of a regular file (rule packs, configuration)."""
+    return read_regular(path).decode("utf-8")
 
 
 @dataclass
@@ -71,6 +162,8 @@ def load_text(text: str, path: str) -> LoadedFile:
     index = 0
     for chunk in split_documents(text):
         try:
+            if may_nest_deeper(chunk.text, SAFE_COMPOSE_DEPTH):  # the C composer recurses
+                check_depth(chunk.text, MAX_DEPTH)
             for root in yaml.compose_all(chunk.text, Loader=_Loader):
                 if root is None or _empty(root):  # an empty or comment-only document: skipped like an empty file
                     continue
@@ -107,6 +200,9 @@ def load_text(text: str, path: str) -> LoadedFile:
                 loaded.documents.append(Document(path, index, line, column, built.data, built.marks,
                                                  built.key_marks))
                 index += 1
+        except BoundError as exc:
+            line, column = exc.problem_mark.line + 1 + chunk.first_line, exc.problem_mark.column + 1
+            loaded.findings.append(_syntax_finding(path, "EXL001", exc.problem, line, column))
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = (mark.line + 1 + chunk.first_line) if mark else chunk.first_line + 1
@@ -141,8 +237,16 @@ def _offset_to_position(text: str, offset: int, first_line: int) -> tuple[int, i
 
 def load_file(path: Path, display: str | None = None) -> LoadedFile:
     display = display or str(path)
+    reason = getattr(path, "refusal", None)
+    if reason:
+        return _refused(display, reason)
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_FILE_BYTES)
+    except NotRegularFile:
+        return _refused(display, NOT_REGULAR)
+    except TooLarge:
+        return _refused(display, f"larger than {MAX_FILE_BYTES // 2**20} MB: not read (exlint's memory grows "
+                                 "about 40 times a file's size); split it into several files")
     except FileNotFoundError:
         raise InputError(f"{display}: no such file") from None
     except IsADirectoryError:
@@ -162,26 +266,39 @@ def load_file(path: Path, display: str | None = None) -> LoadedFile:
     return load_text(text, display)
 
 
-def walk_files(directory: Path):
+def _refused(display: str, reason: str) -> LoadedFile:
+    loaded = LoadedFile(display, None)
+    loaded.findings.append(_syntax_finding(display, "EXL001", reason, 1, 1))
+    return loaded
+
+
+def walk_files(directory: Path, boundary=None):
     """Every file below ``directory``, in a stable sorted order, hidden
-    directories (``.git``) skipped: how both engines search an inventory."""
+    directories (``.git``) skipped: how both engines search an inventory. A file
+    that must not be read (``refusal``; ``boundary`` defaults to ``directory``)
+    comes as a RefusedPath."""
+    boundary = directory if boundary is None else boundary
+    # os.walk enters no directory link: every directory below is inside when the top is
+    parent_inside = not _leaves(directory, boundary)
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
-            yield Path(root) / name
+            yield checked(Path(root) / name, boundary, parent_inside)
 
 
-def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
+def discover(paths: Iterable[str | os.PathLike], boundary=None) -> list[Path]:
     """Files to lint: files as given; directories searched for *.yaml / *.yml.
 
     Hidden directories (``.git``) are skipped; the order is sorted and stable.
+    ``boundary`` (the repository root) is what links may not leave; without one,
+    a walked directory, or the working directory for a file named.
     """
     found: list[Path] = []
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for candidate in walk_files(path):
+            for candidate in walk_files(path, boundary):
                 name = candidate.name
                 if name.endswith(YAML_SUFFIXES) and not name.startswith(".exlint") and candidate not in seen:
                     seen.add(candidate)
@@ -191,7 +308,7 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
                 continue  # the configuration file, validated as such
             if path not in seen:
                 seen.add(path)
-                found.append(path)
+                found.append(checked(path, os.getcwd() if boundary is None else boundary))
         else:
             raise InputError(f"{raw}: no such file or directory")
     return found

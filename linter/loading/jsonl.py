@@ -5,9 +5,11 @@ load_file only for such a file (it needs this package's Document)."""
 from __future__ import annotations
 
 import json
+import re
 
 from linter.findings import Finding, format_path
 from linter.loading import Document, LoadedFile
+from linter.loading.nodes import MAX_DEPTH, MAX_INT_TEXT, OversizedInt
 
 
 class _JsonObject(dict):
@@ -22,6 +24,39 @@ def _object_pairs(pairs):
             out.duplicates.append(key)
         out[key] = value
     return out
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs
+
+
+def _deeper_than(value, limit: int) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` (measured without recursion:
+    json.loads accepts nearly a thousand levels)."""
+    stack = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1) for child in node)
+    return False
+
+
+def _has_lone_surrogate(value) -> bool:
+    if isinstance(value, str):
+        return _LONE_SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
+
+def _int(text: str) -> int:
+    return OversizedInt.of(text) if len(text) > MAX_INT_TEXT else int(text)
 
 
 def _walk(value, path, marks, duplicates, position):
@@ -48,13 +83,21 @@ def json_document(text: str, display: str, index: int, line: int):
     """(Document or None, findings) of one JSON text; every value is placed at
     (line, 1): a JSON line has no finer positions worth their cost."""
     try:
-        data = json.loads(text, object_pairs_hook=_object_pairs)
+        data = json.loads(text, object_pairs_hook=_object_pairs, parse_int=_int)
     except RecursionError:
         return None, [Finding("EXL001", "error", "nesting too deep for a JSON parser", display, line, 1)]
     except ValueError as exc:
         column = getattr(exc, "colno", 1)
         message = getattr(exc, "msg", str(exc))
         return None, [Finding("EXL001", "error", f"invalid JSON: {message}", display, line, column)]
+    if text.count("[") + text.count("{") > MAX_DEPTH and _deeper_than(data, MAX_DEPTH):
+        return None, [Finding("EXL001", "error", f"nesting deeper than {MAX_DEPTH} levels; "
+                              "this is not an exlint document", display, line, 1)]
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
+        return None, [Finding("EXL001", "error", "a lone UTF-16 surrogate escape (\\uD800-\\uDFFF without its pair) in a JSON "
+                              "string is not valid Unicode, so the line is not read; fix the escape or write "
+                              "the character",
+                              display, line, 1)]
     marks: dict = {}
     duplicates: list = []
     _walk(data, (), marks, duplicates, (line, 1))

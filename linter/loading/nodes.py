@@ -62,7 +62,7 @@ def _pos(node: Node, line_offset: int) -> tuple[int, int]:
     return node.start_mark.line + 1 + line_offset, node.start_mark.column + 1
 
 
-def _expanded_size(root: Node) -> int:
+def expanded_size(root: Node) -> int:
     """Number of nodes after alias expansion, computed without expanding."""
     sizes: dict[int, int] = {}
     # Iterative post-order walk; aliases are shared node objects, memoised by id.
@@ -88,6 +88,33 @@ def _expanded_size(root: Node) -> int:
     return sizes[id(root)]
 
 
+# Longer integer texts are not converted (Python refuses more than 4,300 decimal
+# digits, and any such value is far beyond every 64-bit Exchange setting).
+MAX_INT_TEXT = 64
+
+
+class OversizedInt(int):
+    """An integer written with too many digits to convert: its value stands beyond
+    the 64-bit range (so range checks report it, EXL003), and it prints as the
+    start of what was written."""
+
+    written: str
+
+    @classmethod
+    def of(cls, text: str) -> "OversizedInt":
+        value = cls(-(2 ** 64) if text.lstrip().startswith("-") else 2 ** 64)
+        value.written = text.strip()[:24]
+        return value
+
+    def __str__(self) -> str:
+        return self.written + "..."
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    __repr__ = __str__
+
+
 def _scalar(node: ScalarNode, line_offset: int) -> Any:
     tag = node.tag
     if tag == _TAG + "str":
@@ -100,6 +127,8 @@ def _scalar(node: ScalarNode, line_offset: int) -> Any:
         if ":" in node.value:  # YAML 1.1 base-60: keep what the user wrote
             return node.value
         if tag == _TAG + "int":
+            if len(node.value) > MAX_INT_TEXT:
+                return OversizedInt.of(node.value)
             return _scalar_constructor.construct_yaml_int(node)
         return _scalar_constructor.construct_yaml_float(node)
     if tag == _TAG + "timestamp":
@@ -110,7 +139,7 @@ def _scalar(node: ScalarNode, line_offset: int) -> Any:
 
 def construct(root: Node, line_offset: int = 0, may_alias: bool = True) -> Constructed:
     """``may_alias=False`` (the text holds no ``*``) skips the alias-bomb measure."""
-    size = _expanded_size(root) if may_alias else 0
+    size = expanded_size(root) if may_alias else 0
     if size > MAX_EXPANDED_NODES:
         line, column = _pos(root, line_offset)
         raise ConstructError(

@@ -10,8 +10,15 @@ a rule fires only when its condition is exactly true.
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass
 
+# A rule pack may come from the config repo under review: an expression is
+# bounded before it is converted (each engine walks the tree recursively).
+MAX_TEXT = 10_000  # characters
+MAX_DEPTH = 64  # nested operations
+MAX_NODES = 2_000  # syntax nodes
+INT64 = 2 ** 63  # constants are 64-bit, as Spark's columns are
 
 
 class ExprError(ValueError):
@@ -78,11 +85,49 @@ def from_json(data) -> "Node":
 
 
 def _parse(text: str) -> Node:
+    if len(text) > MAX_TEXT:
+        raise ExprError(f"expression of {len(text)} characters: at most {MAX_TEXT}; split the rule into checks")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise ExprError(f"invalid expression {text!r}: {exc.msg}") from None
+        raise ExprError(f"invalid expression {_quoted(text)}: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError):  # the parser's own limits
+        raise ExprError(f"expression {_quoted(text)} is nested too deeply to read") from None
+    _check_size(tree.body, text)
     return _convert(tree.body, text)
+
+
+def _quoted(text: str) -> str:
+    return repr(text) if len(text) <= 80 else repr(text[:77] + "...")
+
+
+def _check_size(tree: ast.AST, text: str) -> None:
+    """ExprError for a tree deeper than MAX_DEPTH or larger than MAX_NODES
+    (measured without recursion)."""
+    stack = [(tree, 1)]
+    count = 0
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if depth > MAX_DEPTH:
+            raise ExprError(f"expression {_quoted(text)} nests more than {MAX_DEPTH} operations deep")
+        if count > MAX_NODES:
+            raise ExprError(f"expression {_quoted(text)} has more than {MAX_NODES} parts; split the rule into checks")
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _constant(value, text: str):
+    """A constant an expression may hold: None, a boolean, a 64-bit integer, a
+    finite number or text (not bytes, complex numbers or ``...``)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        if not -INT64 <= value < INT64:
+            raise ExprError(f"in {_quoted(text)}: integer constant beyond the 64-bit range")
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    raise ExprError(f"in {_quoted(text)}: unsupported constant {_quoted(repr(value))}")
 
 
 def _path(node: ast.AST, text: str) -> tuple[str, ...]:
@@ -95,9 +140,7 @@ def _path(node: ast.AST, text: str) -> tuple[str, ...]:
 
 def _convert(node: ast.AST, text: str) -> Node:
     if isinstance(node, ast.Constant):
-        if node.value is None or isinstance(node.value, (bool, int, float, str)):
-            return Node("const", (node.value,))
-        raise ExprError(f"in {text!r}: unsupported constant {node.value!r}")
+        return Node("const", (_constant(node.value, text),))
     if isinstance(node, (ast.Name, ast.Attribute)):
         return Node("field", _path(node, text))
     if isinstance(node, ast.BoolOp):
@@ -108,8 +151,8 @@ def _convert(node: ast.AST, text: str) -> Node:
             return Node("not", (_convert(node.operand, text),))
         if isinstance(node.op, ast.USub):
             inner = _convert(node.operand, text)
-            if inner.op == "const" and isinstance(inner.args[0], (int, float)):
-                return Node("const", (-inner.args[0],))
+            if inner.op == "const" and isinstance(inner.args[0], (int, float)) and not isinstance(inner.args[0], bool):
+                return Node("const", (_constant(-inner.args[0], text),))
             return Node("bin", ("-", Node("const", (0,)), inner))
         raise ExprError(f"in {text!r}: unsupported operator")
     if isinstance(node, ast.BinOp):
@@ -145,7 +188,7 @@ def _convert(node: ast.AST, text: str) -> Node:
         for element in node.elts:
             if not isinstance(element, ast.Constant):
                 raise ExprError(f"in {text!r}: list literals may hold constants only")
-            values.append(element.value)
+            values.append(_constant(element.value, text))
         return Node("list", tuple(values))
     raise ExprError(f"in {text!r}: unsupported syntax {type(node).__name__}")
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from linter.loading import read_regular_text
 from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.findings import SEVERITIES
@@ -478,7 +479,7 @@ def _read_pack(path: Path) -> list:
     if cached is not None:
         return cached
     try:
-        data = _yaml_load(path.read_text(encoding="utf-8"))
+        data = _yaml_load(read_regular_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise PackError(f"{path}: cannot read rule pack: {exc}") from None
     except yaml.YAMLError as exc:

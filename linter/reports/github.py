@@ -1,11 +1,16 @@
 """GitHub Actions workflow commands: annotations on the pull request diff."""
 from __future__ import annotations
 
+from linter.textsafe import printable
+
 LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def _data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's data: control characters escaped, and line breaks
+    percent-encoded as GitHub reads them (a name holding a newline and
+    ``::error`` must not start a command of its own)."""
+    return printable(text, keep_line_breaks=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _property(text: str) -> str:

@@ -435,7 +435,7 @@ def load_findings(path: str | os.PathLike) -> list[Finding]:
                        and p.suffix.lower() in _JSONL + _PARQUET)
         if not files:
             raise CompareError(f"{path}: no findings files (*.json, *.jsonl, *.parquet) in this directory")
-    elif path.is_file():
+    elif path.exists():  # a FIFO or device is refused by _read_json, never waited on
         files = [path]
     else:
         raise CompareError(f"{path}: no such file or directory")
@@ -450,8 +450,11 @@ def load_findings(path: str | os.PathLike) -> list[Finding]:
 
 
 def _read_json(file: Path) -> list:
+    from linter.baseline import MAX_BYTES
+    from linter.loading import read_regular
+
     try:
-        text = file.read_text(encoding="utf-8-sig")
+        text = read_regular(file, MAX_BYTES).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise CompareError(f"{file}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     stripped = text.strip()
@@ -461,6 +464,8 @@ def _read_json(file: Path) -> list:
         whole = json.loads(stripped)
     except json.JSONDecodeError:
         whole = None
+    except (RecursionError, ValueError) as exc:  # nesting too deep, a number too long
+        raise CompareError(f"{file}: not exlint findings: {_json_failure(exc)}") from None
     if isinstance(whole, Mapping):
         if isinstance(whole.get("findings"), list):
             return whole["findings"]
@@ -477,7 +482,13 @@ def _read_json(file: Path) -> list:
             items.append(json.loads(line))
         except json.JSONDecodeError as exc:
             raise CompareError(f"{file}:{number}: not JSON: {exc.msg}") from None
+        except (RecursionError, ValueError) as exc:
+            raise CompareError(f"{file}:{number}: not exlint findings: {_json_failure(exc)}") from None
     return items
+
+
+def _json_failure(exc: Exception) -> str:
+    return "nesting too deep" if isinstance(exc, RecursionError) else str(exc).split(":")[0]
 
 
 def _read_parquet(file: Path) -> list:

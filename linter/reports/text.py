@@ -1,9 +1,13 @@
 """``path:line:col: ID [severity] message``; grouped and coloured on a terminal.
 A finding that ``--fix`` would fix is marked ``[*]`` after its severity, and the
-summary ends with how many ``--fix`` and ``--unsafe-fixes`` would fix."""
+summary ends with how many ``--fix`` and ``--unsafe-fixes`` would fix. Every
+value is printed with its control characters escaped (linter.textsafe): one
+finding is one line, whatever a name holds."""
 from __future__ import annotations
 
 import click
+
+from linter.textsafe import printable
 
 _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
@@ -38,14 +42,16 @@ def render(result, colour: bool = False) -> str:
                 current = finding.file
                 if lines:
                     lines.append("")
-                lines.append(click.style(finding.file or "<estate>", bold=True, underline=True))
+                lines.append(click.style(printable(finding.file or "<estate>"), bold=True, underline=True))
             where = f"{finding.line or 0}:{finding.column or 0}"
             severity = click.style(f"[{finding.severity}]", fg=_COLOURS[finding.severity])
-            lines.append(f"  {where:>8}  {click.style(finding.rule, bold=True)} {severity} {mark(finding)}{finding.message}")
+            lines.append(f"  {where:>8}  {click.style(printable(finding.rule), bold=True)} {severity} "
+                         f"{mark(finding)}{printable(finding.message)}")
     else:
         for finding in result.findings:
-            location = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
-            lines.append(f"{location}: {finding.rule} [{finding.severity}] {mark(finding)}{finding.message}")
+            location = f"{printable(finding.file)}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
+            lines.append(f"{location}: {printable(finding.rule)} [{finding.severity}] {mark(finding)}"
+                         f"{printable(finding.message)}")
     counts = result.counts()
     summary = (f"{result.files} file(s), {result.documents} document(s): "
                f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")

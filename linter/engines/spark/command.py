@@ -15,7 +15,9 @@ class EstateError(click.ClickException):
     exit_code = 2
 
     def show(self, file=None):
-        click.echo(f"exlint: error: {self.message}", err=True)
+        from linter.textsafe import printable
+
+        click.echo(f"exlint: error: {printable(self.message)}", err=True)
 
 
 @click.command(name="estate")

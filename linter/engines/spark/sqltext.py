@@ -65,8 +65,15 @@ def display_sql(x: str, kind: str) -> str:
                 f"ELSE CAST({x} AS STRING) END")
     if kind == BOOL:
         return f"CASE WHEN {x} IS NULL THEN {unset} WHEN {x} THEN 'true' ELSE 'false' END"
-    if kind == LIST:
-        return (f"CASE WHEN {x} IS NULL THEN {unset} WHEN array_join({x}, ', ') = '' THEN '(none)' "
+    if kind == LIST:  # capped as linter.policy.locate.display caps
+        from linter.policy.locate import MAX_LISTED, MORE
+
+        listed = f"filter({x}, v -> v IS NOT NULL)"
+        before, after = MORE.split("{count}")
+        return (f"CASE WHEN {x} IS NULL THEN {unset} "
+                f"WHEN size({listed}) > {MAX_LISTED} THEN concat(array_join(slice({listed}, 1, {MAX_LISTED}), ', '), "
+                f"{string(before)}, CAST(size({listed}) - {MAX_LISTED} AS STRING), {string(after)}) "
+                f"WHEN array_join({x}, ', ') = '' THEN '(none)' "
                 f"ELSE array_join({x}, ', ') END")
     return f"coalesce(CAST({x} AS STRING), {unset})"
 

@@ -1,0 +1,49 @@
+"""Text from a config repository printed safely. Names, values and file names are
+untrusted: a name ``"/Sales\\n::error file=evil.yaml::X"`` must not forge a
+finding line or a GitHub workflow command, an ESC or OSC sequence must not
+reach the terminal, and a file name with undecodable bytes (which Python holds
+as lone surrogates) must not make a report invalid UTF-8 or crash its writer.
+"""
+from __future__ import annotations
+
+import re
+
+# C0 controls and DEL, C1 controls, the Unicode line and paragraph separators,
+# and the bidirectional overrides and isolates ("Trojan Source"). Tab is kept.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# Characters XML 1.0 cannot carry at all, even as character references.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` with every lone surrogate (an undecodable byte of a file name,
+    a ``\\ud800`` escape) replaced by U+FFFD, so it encodes as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+def printable(text, keep_line_breaks: bool = False) -> str:
+    """One line of plain text: control characters shown as ``\\n``, ``\\x1b``,
+    ``\\u202e``; valid Unicode. For text reports and diagnostics.
+    ``keep_line_breaks``: leave ``\\n`` and ``\\r`` to a format that encodes
+    them itself (GitHub's ``%0A``)."""
+    text = valid_unicode(str(text))
+    pattern = _CONTROL_BUT_LINES if keep_line_breaks else _CONTROL
+    return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def xml_text(text) -> str:
+    """``text`` with what XML 1.0 cannot hold shown as escapes (``\\x01``)."""
+    text = valid_unicode(str(text))
+    return _NOT_XML.sub(_escape, text) if _NOT_XML.search(text) else text

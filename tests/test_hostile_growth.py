@@ -1,0 +1,60 @@
+"""Growth, not time (issue #20): each hostile-input case of
+benchmarks/bench_hostile.py at a size and at four times that size. Linear work
+takes about 4x as long; the bounds are generous (8x, or 32x where the output
+itself is quadratic) and still catch the quadratic (16x) and cubic (64x) code
+these cases once ran. Times are the best of a few runs of enough repetitions
+to last a measurable while; no absolute time is ever judged."""
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_hostile", Path(__file__).resolve().parent.parent / "benchmarks" / "bench_hostile.py")
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+
+
+def _best(work, loops: int, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        for _ in range(loops):
+            work()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def growth(make, size: int) -> float:
+    """Time at 4 x size over time at size, with as many repetitions of the small
+    case as last 50 ms (the same count for the large one)."""
+    small, large = make(size), make(4 * size)
+    small()  # warm caches (rule packs, tables) outside the measure
+    start = time.perf_counter()
+    small()
+    once = max(time.perf_counter() - start, 1e-6)
+    loops = max(1, min(1000, int(0.05 / once) + 1))
+    return _best(large, loops) / _best(small, loops)
+
+
+@pytest.mark.parametrize("case, size, bound", [
+    ("suppression", 2000, 8),  # regex backtracking: 60,000 spaces took 33 s
+    ("reg_continuation", 2500, 8),  # joined one line at a time: quadratic
+    ("connectors", 500, 10),  # every connector's marks filtered from all: quadratic
+    ("site_link", 75, 32),  # all pairs are the output (quadratic); was cubic
+    ("stores_on_one_server", 150, 8),  # every finding formatted (then counted) its whole group
+])
+def test_hostile_input_grows_linearly(case, size, bound):
+    make, _ = bench.CASES[case]
+    assert growth(make, size) < bound
+
+
+def test_report_of_many_stores_on_one_server_grows_linearly():
+    """Every HIE001 finding named every store of its group: a report quadratic in
+    the stores (288 MB for 5,000). Bytes, not time: deterministic."""
+    make, _ = bench.CASES["stores_on_one_server"]
+    small, large = make(100)(), make(400)()
+    assert large / small < 5
