@@ -23,7 +23,8 @@ from urllib.parse import unquote, urlparse
 from linter.engines.spark import native as native_sql
 from linter.engines.spark import records as rows
 from linter.findings import Finding
-from linter.loading import JSONL_SUFFIXES, YAML_SUFFIXES, Document, InputError, load_file, walk_files
+from linter.loading import JSONL_SUFFIXES, YAML_SUFFIXES, Document, InputError, RefusedPath, checked, load_file, \
+    walk_files
 from linter.loading.jsonl import line_document, line_item
 from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
@@ -35,6 +36,16 @@ PARQUET_SUFFIXES = (".parquet", ".parq")
 FINDING_TAG, STATS_TAG, SUPPRESSION_TAG = "F", "S", "X"
 CHUNK_BYTES = 8 * 1024 * 1024  # JSON Lines files are cut into ranges of about this size
 _RID_SHIFT = 36  # row id = partition index << 36 | counter
+
+
+# the path of an input found but not to be read: this prefix, then why (walking's refusal)
+REFUSED = "exlint-refused:"
+
+
+def refused_path(display: str, reason: str) -> RefusedPath:
+    path = RefusedPath(display)
+    path.refusal = reason
+    return path
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,10 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None) -> list[Inpu
     seen: set[str] = set()
 
     def add(path: Path, kind: str) -> None:
+        reason = getattr(path, "refusal", "")
+        if reason:  # a link leaving the inventory, or not a regular file: reported, never read
+            found.append(InputFile(REFUSED + reason, display_path(path), "yaml", estate))
+            return
         absolute = str(path.resolve())
         if absolute not in seen:
             seen.add(absolute)
@@ -82,7 +97,7 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None) -> list[Inpu
                     if fmt in (None, kind):
                         add(candidate, kind)
         elif path.exists():
-            add(path, fmt or input_format(path))
+            add(checked(path, None), fmt or input_format(path))
         else:
             raise InputError(f"{raw}: no such file or directory")
     return found
@@ -149,7 +164,10 @@ def union_columns() -> list[tuple[str, str]]:
 def _yaml_rows(emit: Emitter, task) -> list:
     est, path, display = task
     try:
-        loaded = load_file(Path(path), display)
+        if path.startswith(REFUSED):
+            loaded = load_file(refused_path(display, path[len(REFUSED):]), display)
+        else:
+            loaded = load_file(Path(path), display)
     except InputError as exc:  # vanished since listing: report it rather than fail the job
         loaded = None
         failure = Finding("EXL001", "error", str(exc), display, 1, 1)
