@@ -233,7 +233,8 @@ def _render_everywhere(loaded, estate, findings):
 
             ET.fromstring(rendered)
         if fmt == "text":
-            lines = [line for line in rendered.splitlines() if line]
+            # one line per finding, the summary, and the fixable count when something is fixable
+            lines = [line for line in rendered.splitlines() if line and " fixable with --fix" not in line]
             assert len(lines) == len(findings) + 1, rendered
             assert not any(c in rendered for c in "\x1b\x00\r\u2028\u202e")
 

@@ -68,6 +68,8 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
         if debug:
             raise
         _fail(exc, log, state)
+    if state.get("started_spark"):  # a clean stop: a cluster's master sees the application finish
+        _stop_spark()
     sys.exit(code)
 
 
@@ -140,12 +142,12 @@ def _stop_spark(timeout: float = 20.0) -> None:
     process = jvm_process()
 
     def stop():
-        try:
-            from pyspark.sql import SparkSession
+        try:  # the context, not the session: the active session is the main thread's
+            from pyspark import SparkContext
 
-            session = SparkSession.getActiveSession()
-            if session is not None:
-                session.stop()
+            context = SparkContext._active_spark_context
+            if context is not None:
+                context.stop()
         except Exception:  # noqa: BLE001 - the JVM may already be gone
             pass
 
