@@ -29,17 +29,19 @@ def _renderer(name: str):
     return importlib.import_module(f"linter.reports.{module}").render
 
 
-def write_reports(result, formats, outputs, progress=None) -> None:
-    formats = list(formats) or (["github"] if os.environ.get("GITHUB_ACTIONS") == "true" else ["text"])
-    outputs = list(outputs)
-    if len(outputs) > len(formats):
-        raise ExitError("more --output than --format options: pair each --output with a --format")
-    stdout_formats = formats[len(outputs):]
-    if len(stdout_formats) > 1:
-        raise ExitError("only one format can go to standard output: give an --output for the others")
+def write_reports(result, formats, outputs, progress=None, colour_mode="auto", stdout=True) -> None:
+    from linter.reports.routing import RoutingError, route
+
+    default = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    try:
+        to_files, stdout_formats = route(list(formats), list(outputs), default)
+    except RoutingError as exc:
+        raise ExitError(str(exc)) from None
+    if not stdout:
+        stdout_formats = []
     if progress is not None:
-        progress.stage("write", total=len(formats), unit="reports")
-    for fmt, path in zip(formats, outputs):
+        progress.stage("write", total=len(to_files) + len(stdout_formats), unit="reports")
+    for fmt, path in to_files:
         text = _renderer(fmt)(result, colour=False)
         if progress is not None:
             progress.advance()
@@ -52,8 +54,20 @@ def write_reports(result, formats, outputs, progress=None) -> None:
     if progress is not None and stdout_formats:
         progress.done()
     for fmt in stdout_formats:
-        colour = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        click.echo(_renderer(fmt)(result, colour=colour), nl=False)
+        colour = fmt == "text" and use_colour(colour_mode, sys.stdout)
+        click.echo(_renderer(fmt)(result, colour=colour), nl=False, color=colour)
+
+
+def use_colour(mode: str, stream) -> bool:
+    """--color always|never wins; then NO_COLOR, then FORCE_COLOR (https://no-color.org,
+    https://force-color.org); else colour on a terminal only."""
+    if mode != "auto":
+        return mode == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -63,17 +77,19 @@ def cli():
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS),
-              help="Output format (repeatable, paired in order with --output). Default: text "
-                   "(github under GitHub Actions).")
+              help="Report format (repeatable). An --output takes the --format its extension names; one "
+                   "more goes to standard output. Default: text (github under GitHub Actions).")
 @click.option("--output", "outputs", multiple=True, type=click.Path(dir_okay=False),
-              help="Write the matching --format to this file instead of standard output.")
+              help="Write a report to this file (repeatable); its extension names the format "
+                   "(.sarif, .json, .xml/.junit, .html, .txt) unless a --format says otherwise.")
 @click.option("--fail-on", type=FAIL_ON_CHOICE, default=None,
               help="Exit 1 when a finding at or above this severity remains (default: error; never: always 0).")
 @click.option("--select", multiple=True, help="Only these rule IDs or prefixes (repeatable; comma-separated too).")
 @click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes (repeatable; comma-separated too).")
-@click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (default: .exlint.yaml found upward).")
+@click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (default: the nearest .exlint.yaml or [tool.exlint] "
+                   "upward, not above the git work tree).")
 @click.option("--root", type=click.Path(file_okay=False),
               help="Config repo root: load it all to resolve references, report only PATHS.")
 @click.option("--no-inline-suppressions", is_flag=True, help="Ignore '# exlint: disable=' comments (for audits).")
@@ -87,12 +103,25 @@ def cli():
               help="Earlier findings (a --format json file, or a directory of JSON Lines/Parquet findings): "
                    "the html report shows what is new and what was fixed since.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on a terminal.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Say which configuration and root were used, and list the files skipped as not exlint documents.")
+@click.option("--color", "--colour", "colour_mode", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True, help="Colour the text report (auto: on a terminal, unless NO_COLOR; FORCE_COLOR forces it).")
+@click.option("--allow-empty", is_flag=True,
+              help="Exit 0 when the paths hold no exlint document (default: exit 2, a wrong path is an error).")
+@click.option("--hook", is_flag=True,
+              help="pre-commit mode: PATHS are the changed files (files that are not exlint documents are skipped; "
+                   "none at all is fine) and files deleted or renamed in the git index count as changed.")
 @click.option("--fix", is_flag=True, help="Fix fixable findings in the files in place, then report what is left.")
 @click.option("--diff", "show_diff", is_flag=True,
               help="Print what --fix would change as a unified diff (reports only to --output); write nothing.")
 def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions, no_cache,
-          baseline, write_baseline, compare, quiet, fix, show_diff):
-    """Lint YAML files and directories."""
+          baseline, write_baseline, compare, quiet, verbose, colour_mode, allow_empty, hook, fix, show_diff):
+    """Lint YAML files and directories.
+
+    Walking a directory, only exlint documents are linted (YAML files with no
+    apiVersion exlint/... and no kind exlint knows are skipped and counted);
+    hidden files and folders are not walked. A file named is always linted."""
     from linter.baseline import BaselineError, apply_baseline, read_baseline
     from linter.baseline import write_baseline as record_baseline
     from linter.config import ConfigError
@@ -104,8 +133,10 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         paths=list(paths), root=root, config=config,
         select=_split(select), ignore=_split(ignore),
         inline_suppressions=not no_inline_suppressions,
-        use_cache=not no_cache,
+        use_cache=not no_cache, allow_empty=allow_empty, hook=hook,
     )
+    if not paths and not hook:
+        raise ExitError("no PATH given: name the files or directories to lint (e.g. `exlint check .`)")
     from linter.progress import Progress
 
     progress = Progress(enabled=not quiet)
@@ -115,6 +146,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         progress.done(summary=False)
         raise ExitError(str(exc)) from None
     progress.clear()
+    _explain_run(result, verbose)
     write_failed = False
     if fix or show_diff:  # see docs/autofix.md
         from linter.fixing.engine import run as run_fixes
@@ -159,13 +191,24 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
             raise ExitError(str(exc)) from None
         result.compare_label = compare
     result.report_paths = list(paths)
-    if show_diff:  # standard output holds the diff: reports go to their --output files only
-        formats = list(formats)[:len(outputs)]
-    if formats or outputs or not show_diff:
-        write_reports(result, formats, outputs, progress)
+    # with --diff, standard output holds the diff: reports go to their --output files only
+    if outputs or not show_diff:
+        write_reports(result, formats, outputs, progress, colour_mode, stdout=not show_diff)
     progress.done()
     threshold = fail_on or result.config.fail_on or "error"
     sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
+
+
+def _explain_run(result, verbose: bool) -> None:
+    """Standard error: notes always; with --verbose, where the configuration came from
+    and each skipped file."""
+    if verbose and result.discovery is not None:
+        click.echo(f"exlint: {result.discovery.reason}", err=True)
+    for note in result.notes:
+        click.echo(f"exlint: note: {note}", err=True)
+    if verbose:
+        for path in result.skipped:
+            click.echo(f"exlint: skipped {path}: not an exlint document", err=True)
 
 
 def _split(values) -> tuple[str, ...]:

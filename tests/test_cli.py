@@ -173,7 +173,8 @@ def test_pyproject_configuration_found_upward(repo):
 
 
 @pytest.mark.parametrize("text,needle", [
-    ("select: DUP\nbogus: 1\n", "unknown keys bogus"),
+    ("select: DUP\nbogus: 1\n", "unknown key 'bogus'"),
+    ("selct: [DUP]\n", "did you mean select?"),
     ("severity: {DUP001: fatal}\n", "severity"),
     ("options: {DUP002: {threshold_hours: lots}}\n", "must be a number"),
     ("[not yaml\n", "invalid YAML"),

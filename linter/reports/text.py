@@ -1,4 +1,6 @@
-"""``path:line:col: ID [severity] message``; grouped and coloured on a terminal."""
+"""``path:line:col: ID [severity] message``, one finding a line; on a colour
+terminal the same lines, only coloured (the layout never depends on colour, so
+NO_COLOR and --color change nothing a script would parse)."""
 from __future__ import annotations
 
 import click
@@ -7,26 +9,21 @@ _COLOURS = {"error": "red", "warning": "yellow", "info": "cyan"}
 
 
 def render(result, colour: bool = False) -> str:
+    def style(text, **how):
+        return click.style(text, **how) if colour else text
+
     lines = []
-    if colour:
-        current = object()
-        for finding in result.findings:
-            if finding.file != current:
-                current = finding.file
-                if lines:
-                    lines.append("")
-                lines.append(click.style(finding.file or "<estate>", bold=True, underline=True))
-            where = f"{finding.line or 0}:{finding.column or 0}"
-            severity = click.style(f"[{finding.severity}]", fg=_COLOURS[finding.severity])
-            lines.append(f"  {where:>8}  {click.style(finding.rule, bold=True)} {severity} {finding.message}")
-    else:
-        for finding in result.findings:
-            location = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
-            lines.append(f"{location}: {finding.rule} [{finding.severity}] {finding.message}")
+    for finding in result.findings:
+        location = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
+        severity = style(f"[{finding.severity}]", fg=_COLOURS[finding.severity])
+        lines.append(f"{style(location, bold=True)}: {style(finding.rule, bold=True)} {severity} {finding.message}")
     counts = result.counts()
     summary = (f"{result.files} file(s), {result.documents} document(s): "
                f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
+    skipped = len(getattr(result, "skipped", ()) or ())
+    if skipped:
+        summary += f"; {skipped} file(s) skipped: not exlint documents"
     if lines:
         lines.append("")
-    lines.append(click.style(summary, dim=True) if colour else summary)
+    lines.append(style(summary, dim=True))
     return "\n".join(lines) + "\n"
