@@ -4,6 +4,7 @@ imports PySpark)."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 import click
@@ -228,7 +229,8 @@ def _load_rules_or_exit(config_path=None):
 
 
 @cli.command(name="rules")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: one rule a line, fitted to the terminal width; json: every field, for scripts.")
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration (for extra rule packs).")
 @click.option("--self-test", is_flag=True,
               help="Run every rule's good and bad examples (built-in and your own packs); exit 1 on a failure.")
@@ -251,11 +253,32 @@ def rules_command(fmt, config, self_test):
 
         click.echo(json.dumps([rule_summary(r) for r in rules.values()], indent=2, ensure_ascii=False))
         return
-    width = max(len(r.title) for r in rules.values())
-    click.echo(f"{'ID':<8} {'SEVERITY':<8} {'FIX':<3} {'TITLE':<{width}}  SOURCE")
-    for rule in rules.values():
+    for line in rules_table(list(rules.values()), shutil.get_terminal_size((120, 24)).columns):
+        click.echo(line)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
+def rules_table(rules, width: int) -> list[str]:
+    """ID, severity, fix, title and source, each line within ``width``: the
+    source is dropped, then the title shortened, when the terminal is narrow."""
+    fixed = 8 + 1 + 8 + 1 + 3 + 1
+    title_width = min(max(len(r.title) for r in rules), max(10, (width - fixed) * 3 // 5))
+    source_width = width - fixed - title_width - 2
+    show_source = source_width >= 12
+    if not show_source:
+        title_width = max(10, width - fixed)
+    head = f"{'ID':<8} {'SEVERITY':<8} {'FIX':<3} {'TITLE':<{title_width}}" + ("  SOURCE" if show_source else "")
+    lines = [head.rstrip()]
+    for rule in rules:
         fix = "yes" if rule.fixable else ""
-        click.echo(f"{rule.id:<8} {rule.severity:<8} {fix:<3} {rule.title:<{width}}  {rule.source_text()[:60]}")
+        line = f"{rule.id:<8} {rule.severity:<8} {fix:<3} {_fit(rule.title, title_width):<{title_width}}"
+        if show_source:
+            line += "  " + _fit(" ".join(rule.source_text().split()), source_width)
+        lines.append(_fit(line.rstrip(), width))
+    return lines
 
 
 @cli.command()

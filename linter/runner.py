@@ -112,6 +112,21 @@ def resolve_setup(options: Options) -> tuple[Path | None, Config, Discovery]:
     return root, config, discovery
 
 
+def _load_checked_rules(config: Config, options: Options) -> dict[str, Rule]:
+    from linter.policy.packs import PackError
+
+    try:
+        rules = load_rules(config.rule_dirs, config.options)
+    except PackError:
+        if not config.options:
+            raise
+        # options for an unknown rule: say which rule was meant
+        check_rule_ids(config, load_rules(config.rule_dirs), options.select, options.ignore)
+        raise
+    check_rule_ids(config, rules, options.select, options.ignore)
+    return rules
+
+
 NO_ROOT_NOTE = ("no config repo root above {path} (no .exlint.yaml, no [tool.exlint], no git work tree): "
                 "only the files given are loaded, so references into other files cannot resolve; "
                 "add .exlint.yaml at the repo root or pass --root DIR")
@@ -123,8 +138,7 @@ def lint(options: Options, progress=None) -> Result:
 
         progress = null()
     root, config, discovery = resolve_setup(options)
-    rules = load_rules(config.rule_dirs, config.options)
-    check_rule_ids(config, rules, options.select, options.ignore)
+    rules = _load_checked_rules(config, options)
     named = set() if options.hook else {os.path.abspath(p) for p in options.paths if not os.path.isdir(p)}
     requested = _filter(discover(options.paths), root, config)
     requested_real = {os.path.abspath(p) for p in requested}

@@ -157,10 +157,16 @@ def load_file(path: Path, display: str | None = None) -> LoadedFile:
     return load_text(text, display)
 
 
+def _unreadable(error: OSError) -> None:
+    """A folder that cannot be listed is an error, never silently skipped."""
+    raise InputError(f"{error.filename}: cannot read directory: {error.strerror or error}; "
+                     "fix its permissions or exclude it (exclude: in .exlint.yaml)")
+
+
 def walk_files(directory: Path):
     """Every file below ``directory``, in a stable sorted order, hidden
     directories (``.git``) skipped: how both engines search an inventory."""
-    for root, dirs, files in os.walk(directory):
+    for root, dirs, files in os.walk(directory, onerror=_unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             yield Path(root) / name
@@ -169,7 +175,8 @@ def walk_files(directory: Path):
 def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
     """Files to lint: files as given; directories searched for *.yaml / *.yml.
 
-    Hidden directories (``.git``) are skipped; the order is sorted and stable.
+    Hidden directories (``.git``) and hidden files (``.pre-commit-config.yaml``)
+    are skipped when walking; the order is sorted and stable.
     """
     found: list[Path] = []
     seen: set[Path] = set()
@@ -178,7 +185,7 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
         if path.is_dir():
             for candidate in walk_files(path):
                 name = candidate.name
-                if name.endswith(YAML_SUFFIXES) and not name.startswith(".exlint") and candidate not in seen:
+                if name.endswith(YAML_SUFFIXES) and not name.startswith(".") and candidate not in seen:
                     seen.add(candidate)
                     found.append(candidate)
         elif path.exists() or path.is_symlink():

@@ -27,13 +27,15 @@ class EstateError(click.ClickException):
               help="Read every file given by name in this format (default: by suffix).")
 @click.option("--output", "output_dir", type=click.Path(file_okay=False),
               help="Write the findings here, partitioned by rule (committed atomically).")
-@click.option("--output-format", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True)
+@click.option("--output-format", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True,
+              help="File format of the findings written to --output.")
 @click.option("--format", "fmt", type=click.Choice(["summary", "text", "json"]), default="summary",
               show_default=True, help="What to print: the summary table, or every finding as `exlint check` does.")
 @click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report of the estate here.")
 @click.option("--compare", type=click.Path(exists=True),
               help="Earlier findings (an --output directory, or a --format json file): the report shows new and fixed.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None)
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
+              help="Exit 1 when a finding at or above this severity remains (default: error; never: always 0).")
 @click.option("--select", multiple=True, help="Only these rule IDs or prefixes.")
 @click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes.")
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (.exlint.yaml).")
