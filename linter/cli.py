@@ -192,11 +192,12 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
             raise ExitError(str(exc)) from None
         result.compare_label = compare
     result.report_paths = list(paths)
+    threshold = fail_on or result.config.fail_on or "error"
+    result.fail_on = threshold  # the JUnit report fails test cases at this level only
     # with --diff, standard output holds the diff: reports go to their --output files only
     if outputs or not show_diff:
         write_reports(result, formats, outputs, progress, colour_mode, stdout=not show_diff)
     progress.done()
-    threshold = fail_on or result.config.fail_on or "error"
     sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
 
 

@@ -3,10 +3,12 @@
 Keys: select, ignore (rule IDs or prefixes), severity (ID -> level),
 options (ID -> {name: value}, e.g. DUP002 threshold_hours), include, exclude
 (globs relative to the root), rule_dirs (extra rule-pack directories),
-fail_on.
+fail_on (error, warning, info or never), allow_empty (exit 0 when there is
+nothing to lint), docs_url (the rules' documentation, for SARIF helpUri).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ from linter.loading.fast_yaml import load as _yaml_load
 from linter.findings import SEVERITIES
 
 CONFIG_NAME = ".exlint.yaml"
-KEYS = {"select", "ignore", "severity", "options", "include", "exclude", "rule_dirs", "fail_on", "allow_empty"}
+KEYS = {"select", "ignore", "severity", "options", "include", "exclude", "rule_dirs", "fail_on", "allow_empty", "docs_url"}
 FAIL_ON = (*SEVERITIES, "never")
 
 
@@ -38,6 +40,7 @@ class Config:
     rule_dirs: list[Path] = field(default_factory=list)
     fail_on: str | None = None
     allow_empty: bool = False
+    docs_url: str | None = None  # where the rules are documented (SARIF helpUri)
 
     def enabled(self, rule_id: str, select=(), ignore=()) -> bool:
         selected = list(select) or self.select
@@ -82,6 +85,9 @@ def parse_config(data: Any, path: Path | None) -> Config:
     allow_empty = data.get("allow_empty", False)
     if not isinstance(allow_empty, bool):
         raise ConfigError(f"{where}: `allow_empty` must be true or false")
+    docs = data.get("docs_url")
+    if docs is not None and not (isinstance(docs, str) and re.match(r"^https?://\S+$", docs)):
+        raise ConfigError(f"{where}: `docs_url` must be an http(s) address, e.g. https://git.example.com/exlint/docs/rules.md")
     base = path.parent if path else Path.cwd()
     return Config(
         path=path,
@@ -94,6 +100,7 @@ def parse_config(data: Any, path: Path | None) -> Config:
         rule_dirs=[(base / d) for d in _string_list(data.get("rule_dirs"), "rule_dirs", where)],
         fail_on=fail_on,
         allow_empty=allow_empty,
+        docs_url=docs,
     )
 
 

@@ -50,6 +50,7 @@ class Result:
     skipped: list[str] = field(default_factory=list)  # walked YAML files that are not exlint documents
     discovery: Discovery | None = None
     notes: list[str] = field(default_factory=list)  # one-line remarks for standard error
+    fail_on: str = "error"  # the run's threshold, for reports that fail (JUnit)
 
     def counts(self) -> dict[str, int]:
         counts = {"error": 0, "warning": 0, "info": 0}
