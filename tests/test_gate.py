@@ -341,3 +341,35 @@ def test_rules_table_fits_the_terminal_width():
         assert len(lines) > 60
         assert max(len(line) for line in lines) <= width, (width, max(lines, key=len))
         assert any(line.startswith("DUP001 ") for line in lines)
+
+
+# ------------------------------------------------------------------------ html
+
+def test_check_html_lists_every_finding_grouped_by_file(repo, tmp_path):
+    write(repo / "estate" / "c.yaml", STORE.format(name="PFDB-C", server="EX10-GONE"))
+    target = tmp_path / "report.html"
+    assert invoke("check", "--output", target, repo / "estate").exit_code == 1
+    body = json.loads(invoke("check", "--format", "json", repo / "estate").stdout)
+    import re
+
+    text = target.read_text()
+    section = text[text.index('<section id="findings"'):]
+    section = section[:section.index("</section>")]
+    groups = re.findall(r'<tr class="group"><th[^>]*>([^<]+) <span', section)
+    assert [g for g in groups] == sorted({f["file"] for f in body["findings"]})
+    rows = re.findall(r'<tr class="finding sev-(\w+)"><td class="mono">([^<]+)</td><td><a [^>]*>(\w+)</a>', section)
+    assert [(s, loc, rule) for s, loc, rule in rows] == \
+        [(f["severity"], f"{f['file']}:{f['line']}", f["rule"]) for f in body["findings"]]
+    assert 'data-filter="findings"' in section
+
+
+def test_estate_header_names_the_command_and_counts_records():
+    from linter.reports.html import assemble, render_html
+
+    data = assemble({}, {}, meta={"engine": "estate", "scope": {"files": 2, "documents": 0, "paths": [],
+                                                                "records_in": 1000, "linted": 998}})
+    page = render_html(data)
+    header = page[page.index("<header"):page.index("</header>")]
+    assert "exlint estate" in header and "Spark)" not in header
+    assert "1,000 record(s) in = 998 linted + 2 reported as malformed" in header.replace("\u202f", ",")
+    assert 'id="findings"' not in page  # counts only: no list to show

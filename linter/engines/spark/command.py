@@ -200,7 +200,8 @@ def _write_report(spark, run, rules, path: str, compare: str | None, summary: di
         comparison = compare_frames(run.findings, previous, label=compare)
     stats = summary["stats"]
     data = report_data(run.findings, tables, rules, comparison=comparison,
-                       meta={"scope": {"files": stats["files"], "documents": stats["documents"], "paths": []}})
+                       meta={"scope": {"files": stats["files"], "documents": stats["documents"], "paths": [],
+                                       "records_in": stats["records_in"], "linted": stats["linted"]}})
     try:
         atomic_write(path, render_html(data).encode("utf-8"), create=True)
     except OSError as exc:
