@@ -103,7 +103,7 @@ def test_json_contract_shape(repo):
     assert finding["file"].endswith("stores/a.yaml") and finding["line"] == 5 and finding["column"] == 11
     assert finding["path"] == "spec.server"
     assert finding["entity"] == {"kind": "PublicFolderDatabase", "name": "PFDB-A"}
-    assert set(data["summary"]) == {"files", "documents", "error", "warning", "info"}
+    assert set(data["summary"]) == {"files", "documents", "error", "warning", "info", "skipped"}
 
 
 def test_text_output_format(repo):

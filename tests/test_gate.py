@@ -126,7 +126,7 @@ def test_walking_skips_foreign_yaml_and_counts_it(repo):
     folders = {Path(f["file"]).parent.name for f in body["findings"]}
     assert folders == {"estate"}, body["findings"]
     assert "EXL004" not in {f["rule"] for f in body["findings"]}
-    assert body["summary"]["files"] == 4
+    assert body["summary"]["files"] == 4 and body["summary"]["skipped"] == 3
     text = invoke("check", repo)
     # hidden files and folders are not walked; the three visible foreign files are counted
     assert "3 file(s) skipped: not exlint documents" in text.stdout, text.stdout
