@@ -1,11 +1,13 @@
 """What a change can break outside the files that changed.
 
-When the files a hook passes define names (stores, servers, sites,
-hierarchies, admin groups, mailbox databases), or files were deleted or
-renamed, unchanged files that reference those names may now be broken (a
-replica naming a store that no longer exists). This module finds the names
-that changed and the unchanged files that reference them, from the records
-already at hand (the record cache), so that only those files are read again.
+When a commit renames a name that files define (stores, servers, sites,
+hierarchies, admin groups, mailbox databases) or deletes a file, unchanged
+files that reference the old name are now broken (a replica naming a store
+that no longer exists). This module finds the names that vanished (defined in
+git's HEAD version of the changed and deleted files, defined nowhere now) and
+the unchanged files whose reference fields (tables.yaml ``ref``) name them,
+from the records already at hand (the record cache), so that only those
+files are read again.
 """
 from __future__ import annotations
 
@@ -18,47 +20,67 @@ from linter.estate import file_records
 from linter.loading import LoadedFile, load_text
 
 
-def defined_names(records: dict[str, list[dict]]) -> set[str]:
-    """Names (compared case-insensitively, as the model stores them) defined by records."""
-    return {row["name"] for rows in records.values() for row in rows
-            if isinstance(row.get("name"), str) and row["name"]}
+def defined_names(records: dict[str, list[dict]]) -> dict[str, set[str]]:
+    """Table -> names (compared case-insensitively, as the model stores them)."""
+    out: dict[str, set[str]] = {}
+    for table, rows in records.items():
+        names = {row["name"] for row in rows if isinstance(row.get("name"), str) and row["name"]}
+        if names:
+            out.setdefault(table, set()).update(names)
+    return out
 
 
-def names_of(loaded: LoadedFile) -> set[str]:
+def names_of(loaded: LoadedFile) -> dict[str, set[str]]:
     return defined_names(file_records(loaded)[0])
 
 
-def _references(row: dict, names: set[str]) -> bool:
-    for key, value in row.items():
-        if key == "name" or key.startswith("_") or key.endswith("__text"):
-            continue
-        if isinstance(value, str):
-            if value in names:
-                return True
-        elif isinstance(value, list) and any(isinstance(v, str) and v in names for v in value):
-            return True
-    return False
+def merge(into: dict[str, set[str]], more: dict[str, set[str]]) -> dict[str, set[str]]:
+    for table, names in more.items():
+        into.setdefault(table, set()).update(names)
+    return into
 
 
-def dependent_files(records: dict[str, list[dict]], names: set[str], exclude: set[str]) -> set[str]:
-    """Files (display paths) whose records reference any of ``names``."""
-    if not names:
+def vanished(before: dict[str, set[str]], now: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Names defined before and nowhere now (renamed or deleted)."""
+    gone = {table: names - now.get(table, set()) for table, names in before.items()}
+    return {table: names for table, names in gone.items() if names}
+
+
+def _reference_fields() -> dict[str, list[tuple[str, str]]]:
+    """Table -> (field, table it names): the model's reference fields (tables.yaml ``ref``)."""
+    from linter.model.tables import load_tables
+
+    return {name: [(field, spec.ref) for field, spec in table.fields.items() if spec.ref]
+            for name, table in load_tables().items()}
+
+
+def dependent_files(records: dict[str, list[dict]], gone: dict[str, set[str]], exclude: set[str]) -> set[str]:
+    """Files (display paths) whose records reference a name in ``gone``."""
+    if not gone:
         return set()
     found: set[str] = set()
-    for rows in records.values():
-        for row in rows:
+    for table, fields in _reference_fields().items():
+        watched = [(field, gone[target]) for field, target in fields if target in gone]
+        if not watched:
+            continue
+        for row in records.get(table, ()):
             file = row.get("_file")
             if file in found or file in exclude:
                 continue
-            if _references(row, names):
-                found.add(file)
+            for field, names in watched:
+                value = row.get(field)
+                if (value in names if isinstance(value, str)
+                        else isinstance(value, list) and any(isinstance(v, str) and v in names for v in value)):
+                    found.add(file)
+                    break
     return found
 
 
-def mentions(message: str, names: set[str]) -> bool:
-    """Whether a finding's message names one of ``names`` (as a whole word)."""
+def mentions(message: str, gone: dict[str, set[str]]) -> bool:
+    """Whether a finding's message names one of the vanished names (as a whole word)."""
     lowered = message.lower()
-    return any(re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", lowered) for name in names)
+    return any(re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", lowered)
+               for names in gone.values() for name in names)
 
 
 class Staged:
@@ -107,10 +129,10 @@ class Staged:
         return texts
 
 
-def old_names(texts: dict[Path, str], display) -> set[str]:
-    names: set[str] = set()
+def old_names(texts: dict[Path, str], display) -> dict[str, set[str]]:
+    names: dict[str, set[str]] = {}
     for path, text in texts.items():
-        names |= names_of(load_text(text, display(path)))
+        merge(names, names_of(load_text(text, display(path))))
     return names
 
 

@@ -67,12 +67,18 @@ class Result:
 
 def display_path(path: Path) -> str:
     """Paths as the user typed them: relative to the working directory when below it."""
-    text = os.path.normpath(str(path))
-    if not os.path.isabs(text):
-        return text
+    return display_paths([path])[0]
+
+
+def display_paths(paths) -> list[str]:
+    """:func:`display_path` of many paths (the working directory is asked once)."""
     cwd = os.getcwd()
     prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
-    return text[len(prefix):] if text.startswith(prefix) else text
+    out = []
+    for path in paths:
+        text = os.path.normpath(str(path))
+        out.append(text[len(prefix):] if os.path.isabs(text) and text.startswith(prefix) else text)
+    return out
 
 
 def _matches(relative: str, patterns: list[str]) -> bool:
@@ -160,10 +166,10 @@ def lint(options: Options, progress=None) -> Result:
     if not loaded and not (options.allow_empty or config.allow_empty or options.hook):
         raise InputError(_nothing_to_lint(options.paths, skipped))
     context_records, context_documents = _context_records(context, root, options.use_cache, progress)
-    watched: set[str] = set()  # names whose change can break the dependents below
+    watched: dict[str, set[str]] = {}  # names the commit took away (--hook): table -> names
     dependents: set[str] = set()
-    if context and (loaded or options.hook):
-        dependents, watched = _dependents(loaded, context_records, options, root)
+    if options.hook and context:
+        dependents, watched = _dependents(loaded, context_records, root)
         if dependents:
             loaded.extend(load_file(Path(name), name) for name in sorted(dependents))
             for table, rows in context_records.items():
@@ -205,7 +211,7 @@ def _nothing_to_lint(paths: list[str], skipped: list[str]) -> str:
             f"(allow_empty: true in .exlint.yaml) when an empty run should pass")
 
 
-def _mentions(message: str, names: set[str]) -> bool:
+def _mentions(message: str, names: dict[str, set[str]]) -> bool:
     if not names:
         return False
     from linter.changes import mentions
@@ -213,20 +219,20 @@ def _mentions(message: str, names: set[str]) -> bool:
     return mentions(message, names)
 
 
-def _dependents(loaded: list[LoadedFile], records: dict, options: Options, root: Path) -> tuple[set[str], set[str]]:
-    """Unchanged files that reference a name the given files define or used to
-    define (in git's HEAD), or that a staged deletion took away."""
-    from linter.changes import Staged, dependent_files, names_of, old_names
+def _dependents(loaded: list[LoadedFile], records: dict, root: Path) -> tuple[set[str], dict[str, set[str]]]:
+    """Unchanged files that reference a name the commit took away: defined in git's
+    HEAD version of a changed or deleted file, and nowhere now."""
+    from linter.changes import Staged, defined_names, dependent_files, merge, names_of, old_names, vanished
 
-    names: set[str] = set()
+    staged = Staged(root)
+    before = old_names(staged.committed_texts([Path(lf.path) for lf in loaded] + staged.deleted), display_path)
+    if not before:
+        return set(), {}
+    now = defined_names(records)
     for file in loaded:
-        names |= names_of(file)
-    if options.hook:
-        staged = Staged(root)
-        texts = staged.committed_texts([Path(lf.path) for lf in loaded] + staged.deleted)
-        names |= old_names(texts, display_path)
-    exclude = {lf.path for lf in loaded}
-    return dependent_files(records, names, exclude), names
+        merge(now, names_of(file))
+    gone = vanished(before, now)
+    return dependent_files(records, gone, {lf.path for lf in loaded}), gone
 
 
 def _context_records(paths: list[Path], root: Path | None, use_cache: bool, progress):
@@ -238,8 +244,8 @@ def _context_records(paths: list[Path], root: Path | None, use_cache: bool, prog
     records: dict[str, list[dict]] = {}
     documents = 0
     cache = RecordCache(root) if (use_cache and root is not None and paths) else None
-    for path in paths:
-        display = display_path(path)
+    displays = display_paths(paths)
+    for path, display in zip(paths, displays):
         hit = cache.get(path, display) if cache else None
         if hit is None:
             try:
@@ -259,7 +265,7 @@ def _context_records(paths: list[Path], root: Path | None, use_cache: bool, prog
         documents += count
         progress.advance()
     if cache:
-        cache.prune({display_path(p) for p in paths})
+        cache.prune(set(displays))
         cache.save()
     return records, documents
 
