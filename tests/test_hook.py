@@ -131,3 +131,17 @@ def test_dependents_are_found_from_the_cache(repo):
     git(repo, "rm", "-q", "stores/b.yaml")
     code, report = hook()
     assert code == 1 and where(report) == [("REP001", "folders/it.yaml", 7)]
+
+
+def test_one_file_with_root_reports_what_the_whole_run_reports():
+    """The engine skips groups with no record of a reported file (speed); the
+    findings on each file must stay those of a whole-estate run."""
+    from linter.runner import Options, lint
+
+    broken = Path(__file__).resolve().parent.parent / "samples" / "broken"
+    whole = lint(Options([str(broken)], use_cache=False)).findings
+    files = sorted({f.file for f in whole if f.file})
+    assert len(files) >= 5
+    for file in files:
+        alone = lint(Options([file], root=str(broken), use_cache=False)).findings
+        assert [f for f in alone if f.file == file] == [f for f in whole if f.file == file], file

@@ -427,6 +427,10 @@ class LocalEngine:
                 out.append((record, scope))
         return out
 
+    def _touches_focus(self, members: list[tuple[dict, Scope]]) -> bool:
+        """Whether a group holds a record of a reported file (only those get findings)."""
+        return self.focus is None or any(record["_file"] in self.focus for record, _ in members)
+
     def _run_check(self, rule: Rule, check: Check) -> list[Finding]:
         return getattr(self, "_form_" + check.form)(rule, check)
 
@@ -469,7 +473,7 @@ class LocalEngine:
             groups[key].append((record, scope))
         out = []
         for members in groups.values():
-            if len(members) < 2:
+            if len(members) < 2 or not self._touches_focus(members):
                 continue
             names = sorted((r["name__text"] or "" for r, _ in members), key=lambda n: (n.lower(), n))
             for record, scope in members:
@@ -527,6 +531,8 @@ class LocalEngine:
                 groups[key].append((record, scope))
         out = []
         for members in groups.values():
+            if not self._touches_focus(members):
+                continue  # its findings would all be on files not reported
             aggregates: dict[str, Any] = {"count": len(members)}
             for name, (fn, node) in check.aggregates.items():
                 values = [self.evaluator.eval(node, scope) for _, scope in members]
@@ -553,7 +559,7 @@ class LocalEngine:
             partitions[part][group].append((record, scope))
         out = []
         for groups in partitions.values():
-            if len(groups) < 2:
+            if len(groups) < 2 or not any(self._touches_focus(m) for m in groups.values()):
                 continue
             def rank(item):
                 members = item[1]
