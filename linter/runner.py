@@ -150,7 +150,12 @@ def lint(options: Options, progress=None) -> Result:
     requested = _filter(discover(options.paths), root, config)
     requested_real = {os.path.abspath(p) for p in requested}
     context = []  # the rest of the config repo: read only to resolve references
-    if root is not None:
+    staged = None
+    if options.hook and root is not None:
+        from linter.changes import Staged
+
+        staged = Staged(root)
+    if root is not None and not (options.hook and not requested and not staged.deleted):
         context = [p for p in _filter(discover([root]), root, config) if os.path.abspath(p) not in requested_real]
     progress.stage("load", total=len(requested) + len(context), unit="files")
     loaded, skipped = [], []
@@ -169,7 +174,7 @@ def lint(options: Options, progress=None) -> Result:
     watched: dict[str, set[str]] = {}  # names the commit took away (--hook): table -> names
     dependents: set[str] = set()
     if options.hook and context:
-        dependents, watched = _dependents(loaded, context_records, root)
+        dependents, watched = _dependents(loaded, context_records, staged)
         if dependents:
             loaded.extend(load_file(Path(name), name) for name in sorted(dependents))
             for table, rows in context_records.items():
@@ -219,12 +224,11 @@ def _mentions(message: str, names: dict[str, set[str]]) -> bool:
     return mentions(message, names)
 
 
-def _dependents(loaded: list[LoadedFile], records: dict, root: Path) -> tuple[set[str], dict[str, set[str]]]:
+def _dependents(loaded: list[LoadedFile], records: dict, staged) -> tuple[set[str], dict[str, set[str]]]:
     """Unchanged files that reference a name the commit took away: defined in git's
     HEAD version of a changed or deleted file, and nowhere now."""
-    from linter.changes import Staged, defined_names, dependent_files, merge, names_of, old_names, vanished
+    from linter.changes import defined_names, dependent_files, merge, names_of, old_names, vanished
 
-    staged = Staged(root)
     before = old_names(staged.committed_texts([Path(lf.path) for lf in loaded] + staged.deleted), display_path)
     if not before:
         return set(), {}
