@@ -501,9 +501,10 @@ class LocalEngine:
         table = self.tables[check.table]
         target_table = self.tables[check.target]
         spec = table.fields.get(check.field)
-        keys = self._target_keys(check, target_table)
+        rows = self._rows(check, focused=True)
+        keys = self._target_keys(check, target_table) if rows else set()
         out = []
-        for record, scope in self._rows(check, focused=True):
+        for record, scope in rows:
             value = self.evaluator.field(record, check.field)
             text = record.get(check.field + "__text")
             if spec is not None and spec.is_list:
@@ -582,15 +583,18 @@ class LocalEngine:
         table = self.tables[check.table]
         other_table = self.tables[check.with_table]
         left, right = check.join
+        rows = self._rows(check, focused=True)
+        if not rows:
+            return []  # no record of a reported file: no partner index to build
         others: dict[Any, list[dict]] = defaultdict(list)
         for other in self.estate.tables[check.with_table]:
             key = self.evaluator.eval(right, Scope(other, other_table))
             if key is not None:
                 others[key].append(other)
         if check.profile:
-            return self._profile_pairs(rule, check, others)
+            return self._profile_pairs(rule, check, others, rows)
         out = []
-        for record, scope in self._rows(check, focused=True):
+        for record, scope in rows:
             key = self.evaluator.eval(left, scope)
             if key is None:
                 continue
@@ -600,7 +604,8 @@ class LocalEngine:
                     out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
 
-    def _profile_pairs(self, rule: Rule, check: Check, others: dict[Any, list[dict]]) -> list[Finding]:
+    def _profile_pairs(self, rule: Rule, check: Check, others: dict[Any, list[dict]],
+                       rows: list[tuple[dict, Scope]]) -> list[Finding]:
         """Pairs whose `when` reads only the partner's profile: evaluated once per
         distinct profile among a record's partners, then `other_when` per partner of
         a profile that fired. The same findings as `when and other_when` over every
@@ -627,7 +632,7 @@ class LocalEngine:
         out = []
         self.evaluator.item_memo = {}
         try:
-            for record, scope in self._rows(check, focused=True):
+            for record, scope in rows:
                 key = self.evaluator.eval(left, scope)
                 if key is None:
                     continue

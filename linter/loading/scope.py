@@ -13,11 +13,10 @@ from linter.schema import KINDS as _KINDS
 
 # A file exlint cannot parse still counts as its own when its text says so,
 # so a syntax error in an estate file is reported, not skipped.
-_CLAIM = re.compile(
+_CLAIM = (
     r"""(?:^|[\s{,])["']?apiVersion["']?\s*:\s*["']?exlint/"""
-    r"""|(?:^|[\s{,])["']?kind["']?\s*:\s*["']?(?:%s)["']?\s*(?:$|[,}#])""" % "|".join(_KINDS),
-    re.MULTILINE,
-)
+    r"""|(?:^|[\s{,])["']?kind["']?\s*:\s*["']?(?:%s)["']?\s*(?:$|[,}#])""" % "|".join(_KINDS)
+)  # compiled on first use (re caches it): only files that fail to parse need it
 
 
 def _owns_document(data) -> bool:
@@ -37,4 +36,4 @@ def is_own_file(loaded) -> bool:
         return True  # empty or comment-only: an empty estate file, nothing to report
     if loaded.documents and not loaded.findings:
         return False  # parsed cleanly, and nothing in it is ours
-    return bool(loaded.text) and _CLAIM.search(loaded.text) is not None
+    return bool(loaded.text) and re.search(_CLAIM, loaded.text, re.MULTILINE) is not None
