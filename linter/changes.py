@@ -84,32 +84,33 @@ def mentions(message: str, gone: dict[str, set[str]]) -> bool:
 
 
 class Staged:
-    """What the git index says changed against HEAD: files deleted (or renamed
-    away) and the committed text of files, for the names they used to define."""
+    """What the git index says changed against HEAD below ``root``: files deleted
+    (or renamed away), and the committed text of files, for the names they used
+    to define. Paths are relative to ``root`` (``--relative``, ``HEAD:./path``),
+    so no call asks git where the work tree starts."""
 
-    def __init__(self, start: Path):
-        self.top: Path | None = None
-        self.deleted: list[Path] = []
-        top = _git(start, "rev-parse", "--show-toplevel")
-        if top is None:
-            return
-        self.top = Path(top.strip())
-        listing = _git(self.top, "diff", "--cached", "--name-only", "--no-renames", "--diff-filter=D", "-z")
-        self.deleted = [self.top / name for name in (listing or "").split("\0") if name]
+    def __init__(self, root: Path):
+        self.root = root
+        listing = _git(root, "diff", "--cached", "--name-only", "--no-renames", "--diff-filter=D",
+                       "--relative", "-z")
+        self.in_git = listing is not None
+        self.deleted = [root / name for name in (listing or "").split("\0") if name]
 
     def committed_texts(self, paths: list[Path]) -> dict[Path, str]:
         """The HEAD version of each path that has one."""
-        if self.top is None or not paths:
+        if not self.in_git or not paths:
             return {}
+        base = Path(self.root).resolve()
         specs = []
         for path in paths:
-            try:
-                specs.append((path, Path(os.path.abspath(path)).relative_to(self.top).as_posix()))
+            absolute = Path(os.path.abspath(path))
+            try:  # the folder resolved as the root is; the file itself may be a link
+                specs.append((path, (absolute.parent.resolve() / absolute.name).relative_to(base).as_posix()))
             except ValueError:
                 continue
-        request = "".join(f"HEAD:{relative}\n" for _, relative in specs).encode("utf-8")
+        request = "".join(f"HEAD:./{relative}\n" for _, relative in specs).encode("utf-8")
         try:
-            out = subprocess.run(["git", "cat-file", "--batch"], cwd=self.top, input=request,
+            out = subprocess.run(["git", "cat-file", "--batch"], cwd=self.root, input=request,
                                  capture_output=True, timeout=60).stdout
         except (OSError, subprocess.SubprocessError):
             return {}
