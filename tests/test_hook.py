@@ -133,15 +133,23 @@ def test_dependents_are_found_from_the_cache(repo):
     assert code == 1 and where(report) == [("REP001", "folders/it.yaml", 7)]
 
 
-def test_one_file_with_root_reports_what_the_whole_run_reports():
-    """The engine skips groups with no record of a reported file (speed); the
-    findings on each file must stay those of a whole-estate run."""
+@pytest.mark.parametrize("source", ["samples/broken", "generated"])
+def test_one_file_with_root_reports_what_the_whole_run_reports(source, tmp_path):
+    """The engine skips groups, partner indexes and references with no record of a
+    reported file (speed); the findings on each file must stay those of a
+    whole-estate run."""
     from linter.runner import Options, lint
 
-    broken = Path(__file__).resolve().parent.parent / "samples" / "broken"
-    whole = lint(Options([str(broken)], use_cache=False)).findings
+    if source == "generated":
+        estate = tmp_path / "gen"
+        result = CliRunner().invoke(cli, ["generate", "--servers", "20", "--seed", "3", "--defect-rate", "0.3",
+                                          "--format", "yaml", "--output", str(estate)])
+        assert result.exit_code == 0, result.output
+    else:
+        estate = Path(__file__).resolve().parent.parent / source
+    whole = lint(Options([str(estate)], use_cache=False)).findings
     files = sorted({f.file for f in whole if f.file})
-    assert len(files) >= 5
+    assert len(files) >= 5 and len(whole) >= 20
     for file in files:
-        alone = lint(Options([file], root=str(broken), use_cache=False)).findings
+        alone = lint(Options([file], root=str(estate), use_cache=False)).findings
         assert [f for f in alone if f.file == file] == [f for f in whole if f.file == file], file

@@ -427,6 +427,31 @@ class LocalEngine:
                 out.append((record, scope))
         return out
 
+    def _member_rows(self, check: Check, key_of) -> list[tuple[dict, Scope, Any]]:
+        """(record, scope, key) of the rows a grouping check needs, in table order:
+        every row without a focus; with one, only rows whose key is the key of a
+        reported file's row (other groups can give no reported finding). For the
+        other rows the key is computed first, so most skip `where`; `where` still
+        decides membership."""
+        if self.focus is None:
+            return [(record, scope, key_of(scope)) for record, scope in self._rows(check)]
+        wanted = {key_of(scope) for _, scope in self._rows(check, focused=True)} - {None}
+        if not wanted:
+            return []
+        table = self.tables[check.table]
+        out = []
+        for record in self.estate.tables[check.table]:
+            scope = Scope(record, table)
+            if record["_file"] not in self.focus:
+                try:
+                    if key_of(scope) not in wanted:
+                        continue
+                except Exception:  # noqa: BLE001 - a key `where` would have ruled out
+                    continue
+            if check.where is None or self.evaluator.eval(check.where, scope) is True:
+                out.append((record, scope, key_of(scope)))
+        return out
+
     def _touches_focus(self, members: list[tuple[dict, Scope]]) -> bool:
         """Whether a group holds a record of a reported file (only those get findings)."""
         return self.focus is None or any(record["_file"] in self.focus for record, _ in members)
@@ -466,11 +491,14 @@ class LocalEngine:
     def _form_unique(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]
         groups: dict[tuple, list[tuple[dict, Scope]]] = defaultdict(list)
-        for record, scope in self._rows(check):
+
+        def key_of(scope):
             key = tuple(self.evaluator.eval(k, scope) for k in check.key)
-            if any(part is None for part in key):
-                continue
-            groups[key].append((record, scope))
+            return None if any(part is None for part in key) else key
+
+        for record, scope, key in self._member_rows(check, key_of):
+            if key is not None:
+                groups[key].append((record, scope))
         out = []
         for members in groups.values():
             if len(members) < 2 or not self._touches_focus(members):
@@ -526,8 +554,7 @@ class LocalEngine:
     def _form_group(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]
         groups: dict[Any, list[tuple[dict, Scope]]] = defaultdict(list)
-        for record, scope in self._rows(check):
-            key = self.evaluator.eval(check.group, scope)
+        for record, scope, key in self._member_rows(check, lambda scope: self.evaluator.eval(check.group, scope)):
             if key is not None:
                 groups[key].append((record, scope))
         out = []
@@ -552,8 +579,7 @@ class LocalEngine:
     def _form_minority(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]
         partitions: dict[Any, dict[Any, list]] = defaultdict(lambda: defaultdict(list))
-        for record, scope in self._rows(check):
-            part = self.evaluator.eval(check.partition, scope)
+        for record, scope, part in self._member_rows(check, lambda scope: self.evaluator.eval(check.partition, scope)):
             group = self.evaluator.eval(check.group, scope)
             if part is None or group is None:
                 continue
