@@ -4,6 +4,7 @@ imports PySpark)."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 import click
@@ -31,19 +32,21 @@ def _renderer(name: str):
     return importlib.import_module(f"linter.reports.{module}").render
 
 
-def write_reports(result, formats, outputs, progress=None) -> None:
-    formats = list(formats) or (["github"] if os.environ.get("GITHUB_ACTIONS") == "true" else ["text"])
-    outputs = list(outputs)
-    if len(outputs) > len(formats):
-        raise ExitError("more --output than --format options: pair each --output with a --format")
-    stdout_formats = formats[len(outputs):]
-    if len(stdout_formats) > 1:
-        raise ExitError("only one format can go to standard output: give an --output for the others")
+def write_reports(result, formats, outputs, progress=None, colour_mode="auto", stdout=True) -> None:
+    from linter.reports.routing import RoutingError, route
+
+    default = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    try:
+        to_files, stdout_formats = route(list(formats), list(outputs), default)
+    except RoutingError as exc:
+        raise ExitError(str(exc)) from None
+    if not stdout:
+        stdout_formats = []
     if progress is not None:
-        progress.stage("write", total=len(formats), unit="reports")
+        progress.stage("write", total=len(to_files) + len(stdout_formats), unit="reports")
     from linter.textsafe import valid_unicode
 
-    for fmt, path in zip(formats, outputs):
+    for fmt, path in to_files:
         text = valid_unicode(_renderer(fmt)(result, colour=False))
         if progress is not None:
             progress.advance()
@@ -56,8 +59,20 @@ def write_reports(result, formats, outputs, progress=None) -> None:
     if progress is not None and stdout_formats:
         progress.done()
     for fmt in stdout_formats:
-        colour = fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        click.echo(valid_unicode(_renderer(fmt)(result, colour=colour)), nl=False)
+        colour = fmt == "text" and use_colour(colour_mode, sys.stdout)
+        click.echo(valid_unicode(_renderer(fmt)(result, colour=colour)), nl=False, color=colour)
+
+
+def use_colour(mode: str, stream) -> bool:
+    """--color always|never wins; then NO_COLOR, then FORCE_COLOR (https://no-color.org,
+    https://force-color.org); else colour on a terminal only."""
+    if mode != "auto":
+        return mode == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty()
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,17 +82,19 @@ def cli():
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "formats", multiple=True, type=click.Choice(FORMATS),
-              help="Output format (repeatable, paired in order with --output). Default: text "
-                   "(github under GitHub Actions).")
+              help="Report format (repeatable). An --output takes the --format its extension names; one "
+                   "more goes to standard output. Default: text (github under GitHub Actions).")
 @click.option("--output", "outputs", multiple=True, type=click.Path(dir_okay=False),
-              help="Write the matching --format to this file instead of standard output.")
+              help="Write a report to this file (repeatable); its extension names the format "
+                   "(.sarif, .json, .xml/.junit, .html, .txt) unless a --format says otherwise.")
 @click.option("--fail-on", type=FAIL_ON_CHOICE, default=None,
               help="Exit 1 when a finding at or above this severity remains (default: error; never: always 0).")
 @click.option("--select", multiple=True, help="Only these rule IDs or prefixes (repeatable; comma-separated too).")
 @click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes (repeatable; comma-separated too).")
-@click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (default: .exlint.yaml found upward).")
+@click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (default: the nearest .exlint.yaml or [tool.exlint] "
+                   "upward, not above the git work tree).")
 @click.option("--root", type=click.Path(file_okay=False),
               help="Config repo root: load it all to resolve references, report only PATHS.")
 @click.option("--no-inline-suppressions", is_flag=True, help="Ignore '# exlint: disable=' comments (for audits).")
@@ -91,6 +108,15 @@ def cli():
               help="Earlier findings (a --format json file, or a directory of JSON Lines/Parquet findings): "
                    "the html report shows what is new and what was fixed since.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on a terminal.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Say which configuration and root were used, and list the files skipped as not exlint documents.")
+@click.option("--color", "--colour", "colour_mode", type=click.Choice(["auto", "always", "never"]), default="auto",
+              show_default=True, help="Colour the text report (auto: on a terminal, unless NO_COLOR; FORCE_COLOR forces it).")
+@click.option("--allow-empty", is_flag=True,
+              help="Exit 0 when the paths hold no exlint document (default: exit 2, a wrong path is an error).")
+@click.option("--hook", is_flag=True,
+              help="pre-commit mode: PATHS are the changed files (files that are not exlint documents are skipped; "
+                   "none at all is fine) and files deleted or renamed in the git index count as changed.")
 @click.option("--fix", is_flag=True,
               help="Apply the safe fixes (they keep what Exchange does today) in place, then report what is left.")
 @click.option("--unsafe-fixes", is_flag=True,
@@ -98,8 +124,13 @@ def cli():
 @click.option("--diff", "show_diff", is_flag=True,
               help="Print what --fix would change as a unified diff (reports only to --output); write nothing.")
 def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions, no_cache,
-          baseline, write_baseline, compare, quiet, fix, unsafe_fixes, show_diff):
-    """Lint YAML files and directories."""
+          baseline, write_baseline, compare, quiet, verbose, colour_mode, allow_empty, hook, fix, unsafe_fixes,
+          show_diff):
+    """Lint YAML files and directories.
+
+    Walking a directory, only exlint documents are linted (YAML files with no
+    apiVersion exlint/... and no kind exlint knows are skipped and counted);
+    hidden files and folders are not walked. A file named is always linted."""
     from linter.baseline import BaselineError, apply_baseline, read_baseline
     from linter.baseline import write_baseline as record_baseline
     from linter.config import ConfigError
@@ -113,8 +144,10 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         paths=list(paths), root=root, config=config,
         select=_split(select), ignore=_split(ignore),
         inline_suppressions=not no_inline_suppressions,
-        use_cache=not no_cache,
+        use_cache=not no_cache, allow_empty=allow_empty, hook=hook,
     )
+    if not paths and not hook:
+        raise ExitError("no PATH given: name the files or directories to lint (e.g. `exlint check .`)")
     from linter.progress import Progress
 
     progress = Progress(enabled=not quiet)
@@ -124,6 +157,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         progress.done(summary=False)
         raise ExitError(str(exc)) from None
     progress.clear()
+    _explain_run(result, verbose)
     write_failed = False
     if fix or show_diff:  # see docs/autofix.md
         from linter.fixing.engine import run as run_fixes
@@ -171,12 +205,12 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
             raise ExitError(str(exc)) from None
         result.compare_label = compare
     result.report_paths = list(paths)
-    if show_diff:  # standard output holds the diff: reports go to their --output files only
-        formats = list(formats)[:len(outputs)]
-    if formats or outputs or not show_diff:
-        write_reports(result, formats, outputs, progress)
-    progress.done()
     threshold = fail_on or result.config.fail_on or "error"
+    result.fail_on = threshold  # the JUnit report fails test cases at this level only
+    # with --diff, standard output holds the diff: reports go to their --output files only
+    if outputs or not show_diff:
+        write_reports(result, formats, outputs, progress, colour_mode, stdout=not show_diff)
+    progress.done()
     sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
 
 
@@ -184,6 +218,18 @@ def _printable(message: str) -> str:
     from linter.textsafe import printable
 
     return printable(message)
+
+
+def _explain_run(result, verbose: bool) -> None:
+    """Standard error: notes always; with --verbose, where the configuration came from
+    and each skipped file."""
+    if verbose and result.discovery is not None:
+        click.echo(f"exlint: {result.discovery.reason}", err=True)
+    for note in result.notes:
+        click.echo(f"exlint: note: {note}", err=True)
+    if verbose:
+        for path in result.skipped:
+            click.echo(f"exlint: skipped {path}: not an exlint document", err=True)
 
 
 def _split(values) -> tuple[str, ...]:
@@ -203,7 +249,8 @@ def _load_rules_or_exit(config_path=None):
 
 
 @cli.command(name="rules")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: one rule a line, fitted to the terminal width; json: every field, for scripts.")
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration (for extra rule packs).")
 @click.option("--self-test", is_flag=True,
               help="Run every rule's good and bad examples (built-in and your own packs); exit 1 on a failure.")
@@ -226,11 +273,32 @@ def rules_command(fmt, config, self_test):
 
         click.echo(json.dumps([rule_summary(r) for r in rules.values()], indent=2, ensure_ascii=False))
         return
-    width = max(len(r.title) for r in rules.values())
-    click.echo(f"{'ID':<8} {'SEVERITY':<8} {'FIX':<6} {'TITLE':<{width}}  SOURCE")
-    for rule in rules.values():
+    for line in rules_table(list(rules.values()), shutil.get_terminal_size((120, 24)).columns):
+        click.echo(line)
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(0, width - 1)] + "…"
+
+
+def rules_table(rules, width: int) -> list[str]:
+    """ID, severity, fix, title and source, each line within ``width``: the
+    source is dropped, then the title shortened, when the terminal is narrow."""
+    fixed = 8 + 1 + 8 + 1 + 6 + 1
+    title_width = min(max(len(r.title) for r in rules), max(10, (width - fixed) * 3 // 5))
+    source_width = width - fixed - title_width - 2
+    show_source = source_width >= 12
+    if not show_source:
+        title_width = max(10, width - fixed)
+    head = f"{'ID':<8} {'SEVERITY':<8} {'FIX':<6} {'TITLE':<{title_width}}" + ("  SOURCE" if show_source else "")
+    lines = [head.rstrip()]
+    for rule in rules:
         fix = rule.fix.get("safety", "unsafe") if rule.fixable else "-"
-        click.echo(f"{rule.id:<8} {rule.severity:<8} {fix:<6} {rule.title:<{width}}  {(rule.citation() or rule.source_text())[:80]}")
+        line = f"{rule.id:<8} {rule.severity:<8} {fix:<6} {_fit(rule.title, title_width):<{title_width}}"
+        if show_source:
+            line += "  " + _fit(" ".join((rule.citation() or rule.source_text()).split()), source_width)
+        lines.append(_fit(line.rstrip(), width))
+    return lines
 
 
 @cli.command()

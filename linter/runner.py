@@ -7,10 +7,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from linter.config import Config, find_config, find_root, read_config
+from linter.config import Config, Discovery, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
 from linter.findings import SEVERITY_RANK, Finding, sort_findings
-from linter.loading import LoadedFile, discover, load_file, load_text
+from linter.loading import InputError, LoadedFile, discover, load_file, load_text
+from linter.loading.scope import is_own_file
 from linter.policy.packs import Rule, load_rules
 from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 
@@ -27,6 +28,10 @@ class Options:
     # display path -> text: files read from memory instead of disk (--fix re-lints
     # its edits before writing anything)
     texts: dict[str, str] | None = None
+    allow_empty: bool = False
+    # pre-commit mode: the paths are the changed files (foreign ones skipped, none
+    # at all is fine) and the git index says what was deleted or renamed
+    hook: bool = False
 
 
 @dataclass
@@ -42,6 +47,10 @@ class Result:
     reported_files: set[str] = field(default_factory=set)
     baseline_suppressed: int = 0
     baseline_fixed: list[dict] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # walked YAML files that are not exlint documents
+    discovery: Discovery | None = None
+    notes: list[str] = field(default_factory=list)  # one-line remarks for standard error
+    fail_on: str = "error"  # the run's threshold, for reports that fail (JUnit)
 
     def counts(self) -> dict[str, int]:
         counts = {"error": 0, "warning": 0, "info": 0}
@@ -58,12 +67,18 @@ class Result:
 
 def display_path(path: Path) -> str:
     """Paths as the user typed them: relative to the working directory when below it."""
-    text = os.path.normpath(str(path))
-    if not os.path.isabs(text):
-        return text
+    return display_paths([path])[0]
+
+
+def display_paths(paths) -> list[str]:
+    """:func:`display_path` of many paths (the working directory is asked once)."""
     cwd = os.getcwd()
     prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
-    return text[len(prefix):] if text.startswith(prefix) else text
+    out = []
+    for path in paths:
+        text = os.path.normpath(str(path))
+        out.append(text[len(prefix):] if os.path.isabs(text) and text.startswith(prefix) else text)
+    return out
 
 
 def _matches(relative: str, patterns: list[str]) -> bool:
@@ -88,15 +103,40 @@ def _filter(files: list[Path], root: Path | None, config: Config) -> list[Path]:
     return kept
 
 
-def resolve_setup(options: Options) -> tuple[Path | None, Config]:
+def resolve_setup(options: Options) -> tuple[Path | None, Config, Discovery]:
     first = Path(options.paths[0]) if options.paths else Path.cwd()
-    root = Path(options.root).resolve() if options.root else find_root(first)
-    if options.config:
-        config = read_config(Path(options.config))
+    if options.root:
+        root = Path(options.root).resolve()
+        found = discover_root(root)
+        discovery = Discovery(root, found.config if found.root == root else None, f"--root {root}")
     else:
-        candidate = (root / ".exlint.yaml") if root and (root / ".exlint.yaml").is_file() else find_config(Path.cwd())
-        config = read_config(candidate) if candidate else Config()
-    return root, config
+        discovery = discover_root(first)
+        root = discovery.root
+    if options.config:
+        discovery.config = Path(options.config)
+        discovery.reason += f"; configuration from --config {options.config}"
+    config = read_config(discovery.config) if discovery.config else Config()
+    return root, config, discovery
+
+
+def _load_checked_rules(config: Config, options: Options) -> dict[str, Rule]:
+    from linter.policy.packs import PackError
+
+    try:
+        rules = load_rules(config.rule_dirs, config.options)
+    except PackError:
+        if not config.options:
+            raise
+        # options for an unknown rule: say which rule was meant
+        check_rule_ids(config, load_rules(config.rule_dirs), options.select, options.ignore)
+        raise
+    check_rule_ids(config, rules, options.select, options.ignore)
+    return rules
+
+
+NO_ROOT_NOTE = ("no config repo root above {path} (no .exlint.yaml, no [tool.exlint], no git work tree): "
+                "only the files given are loaded, so references into other files cannot resolve; "
+                "add .exlint.yaml at the repo root or pass --root DIR")
 
 
 def lint(options: Options, progress=None) -> Result:
@@ -104,24 +144,41 @@ def lint(options: Options, progress=None) -> Result:
         from linter.progress import null
 
         progress = null()
-    root, config = resolve_setup(options)
-    rules = {
-        rule_id: rule
-        for rule_id, rule in load_rules(config.rule_dirs, config.options).items()
-    }
+    root, config, discovery = resolve_setup(options)
+    rules = _load_checked_rules(config, options)
+    named = set() if options.hook else {os.path.abspath(p) for p in options.paths if not os.path.isdir(p)}
     requested = _filter(discover(options.paths, root), root, config)
     requested_real = {os.path.abspath(p) for p in requested}
     context = []  # the rest of the config repo: read only to resolve references
-    if root is not None:
+    staged = None
+    if options.hook and root is not None:
+        from linter.changes import Staged
+
+        staged = Staged(root)
+    if root is not None and not (options.hook and not requested and not staged.deleted):
         context = [p for p in _filter(discover([root]), root, config) if os.path.abspath(p) not in requested_real]
     progress.stage("load", total=len(requested) + len(context), unit="files")
-    loaded = []
+    loaded, skipped = [], []
     texts = options.texts or {}
     for path in requested:
         display = display_path(path)
-        loaded.append(load_text(texts[display], display) if display in texts else load_file(path, display))
+        file = load_text(texts[display], display) if display in texts else load_file(path, display)
+        if os.path.abspath(path) in named or is_own_file(file):
+            loaded.append(file)
+        else:
+            skipped.append(display)
         progress.advance()
+    if not loaded and not (options.allow_empty or config.allow_empty or options.hook):
+        raise InputError(_nothing_to_lint(options.paths, skipped))
     context_records, context_documents = _context_records(context, root, options.use_cache, progress)
+    watched: dict[str, set[str]] = {}  # names the commit took away (--hook): table -> names
+    dependents: set[str] = set()
+    if options.hook and context:
+        dependents, watched = _dependents(loaded, context_records, staged)
+        if dependents:
+            loaded.extend(load_file(Path(name), name) for name in sorted(dependents))
+            for table, rows in context_records.items():
+                context_records[table] = [r for r in rows if r.get("_file") not in dependents]
     progress.stage("validate", total=sum(len(lf.documents) for lf in loaded), unit="documents")
     estate = build_estate(loaded, context_records, context_documents)
     progress.advance(len(estate.documents))
@@ -129,20 +186,57 @@ def lint(options: Options, progress=None) -> Result:
 
     progress.stage("evaluate", total=len(rules), unit="rules")
     findings = list(estate.findings)
-    focus = {display_path(p) for p in requested} if context else None
-    findings.extend(LocalEngine(estate, rules, focus).run())
+    reported_files = {lf.path for lf in loaded}
+    findings.extend(LocalEngine(estate, rules, reported_files if context else None).run())
     progress.advance(len(rules))
-    reported_files = {display_path(p) for p in requested}
-    findings = [f for f in findings if f.file is None or f.file in reported_files]
+    # a dependent file reports only what the change did to it, not its old findings
+    findings = [f for f in findings if f.file is None or (f.file in reported_files and f.file not in dependents)
+                or (f.file in dependents and _mentions(f.message, watched))]
     findings = finalize(findings, rules, config, options.select, options.ignore)
     if options.inline_suppressions:
         suppressions = [s for lf in loaded if lf.path in reported_files for s in parse_suppressions(lf.path, lf.text)]
         findings = apply_suppressions(findings, suppressions)
-        unused = finalize(unused_suppressions(suppressions), rules, config, options.select, options.ignore)
+        unused = finalize(unused_suppressions(suppressions, rules), rules, config, options.select, options.ignore)
         findings.extend(unused)
     documents = sum(len(lf.documents) for lf in loaded if lf.path in reported_files)
-    return Result(sort_findings(findings), len(reported_files), documents, config, rules, estate, root, loaded,
-                  reported_files)
+    result = Result(sort_findings(findings), len(reported_files), documents, config, rules, estate, root, loaded,
+                    reported_files, skipped=skipped, discovery=discovery)
+    if root is None and named and result.findings:
+        result.notes.append(NO_ROOT_NOTE.format(path=options.paths[0]))
+    return result
+
+
+def _nothing_to_lint(paths: list[str], skipped: list[str]) -> str:
+    where = ", ".join(paths) or "."
+    if skipped:
+        return (f"{where}: no exlint documents ({len(skipped)} YAML file(s) skipped: none has apiVersion exlint/... "
+                f"or a kind exlint knows); name a file to lint it anyway, or pass --allow-empty "
+                f"(allow_empty: true in .exlint.yaml) when an empty run should pass")
+    return (f"{where}: no YAML files (*.yaml, *.yml) to lint; check the path, or pass --allow-empty "
+            f"(allow_empty: true in .exlint.yaml) when an empty run should pass")
+
+
+def _mentions(message: str, names: dict[str, set[str]]) -> bool:
+    if not names:
+        return False
+    from linter.changes import mentions
+
+    return mentions(message, names)
+
+
+def _dependents(loaded: list[LoadedFile], records: dict, staged) -> tuple[set[str], dict[str, set[str]]]:
+    """Unchanged files that reference a name the commit took away: defined in git's
+    HEAD version of a changed or deleted file, and nowhere now."""
+    from linter.changes import defined_names, dependent_files, merge, names_of, old_names, vanished
+
+    before = old_names(staged.committed_texts([Path(lf.path) for lf in loaded] + staged.deleted), display_path)
+    if not before:
+        return set(), {}
+    now = defined_names(records)
+    for file in loaded:
+        merge(now, names_of(file))
+    gone = vanished(before, now)
+    return dependent_files(records, gone, {lf.path for lf in loaded}), gone
 
 
 def _context_records(paths: list[Path], root: Path | None, use_cache: bool, progress):
@@ -154,8 +248,8 @@ def _context_records(paths: list[Path], root: Path | None, use_cache: bool, prog
     records: dict[str, list[dict]] = {}
     documents = 0
     cache = RecordCache(root) if (use_cache and root is not None and paths) else None
-    for path in paths:
-        display = display_path(path)
+    displays = display_paths(paths)
+    for path, display in zip(paths, displays):
         hit = cache.get(path, display) if cache else None
         if hit is None:
             try:
@@ -175,7 +269,7 @@ def _context_records(paths: list[Path], root: Path | None, use_cache: bool, prog
         documents += count
         progress.advance()
     if cache:
-        cache.prune({display_path(p) for p in paths})
+        cache.prune(set(displays))
         cache.save()
     return records, documents
 

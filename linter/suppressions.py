@@ -100,11 +100,31 @@ def apply_suppressions(findings: list[Finding], suppressions: list[Suppression])
     return kept
 
 
-def unused_suppressions(suppressions: list[Suppression]) -> list[Finding]:
+UNKNOWN_MESSAGE = "unknown rule {rule} in suppression{hint}: it silences nothing; fix the rule ID"
+
+
+def _unknown(rule: str, known) -> str | None:
+    """A message when ``rule`` (an ID or prefix) names no rule in ``known``."""
+    if known is None or any(rule_id.startswith(rule) for rule_id in known):
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(rule, sorted(known), n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return UNKNOWN_MESSAGE.format(rule=rule, hint=hint)
+
+
+def unused_suppressions(suppressions: list[Suppression], known=None) -> list[Finding]:
+    """EXL010 for each rule a suppression names that silenced nothing, or that
+    is no rule at all (a typo must not pass as merely unused)."""
     out = []
     for suppression in suppressions:
         for rule in suppression.rules:
-            if rule not in suppression.used:
+            unknown = _unknown(rule, known)
+            if unknown:
+                out.append(Finding("EXL010", "warning", unknown, suppression.file, suppression.line,
+                                   suppression.column, None, None))
+            elif rule not in suppression.used:
                 out.append(Finding(
                     "EXL010", "warning",
                     UNUSED_MESSAGE.format(rule=rule),

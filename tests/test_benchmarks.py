@@ -35,3 +35,7 @@ def test_check_benchmark_runs(tmp_path):
                            "--repeat", "1"], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "yamllint" in done.stdout
+    # the deleted server file is caught: its store's reference now fails
+    assert "exlint --hook after deleting EX10-X00019.yaml: exit 1; stores/pfdb-00019.yaml:" in done.stdout
+    for case in ("one store file (alone)", "(--root)", "(whole repo)", "(rename/delete)"):
+        assert case in done.stdout

@@ -103,7 +103,7 @@ def test_json_contract_shape(repo):
     assert finding["file"].endswith("stores/a.yaml") and finding["line"] == 5 and finding["column"] == 11
     assert finding["path"] == "spec.server"
     assert finding["entity"] == {"kind": "PublicFolderDatabase", "name": "PFDB-A"}
-    assert set(data["summary"]) == {"files", "documents", "error", "warning", "info"}
+    assert set(data["summary"]) == {"files", "documents", "error", "warning", "info", "skipped"}
 
 
 def test_text_output_format(repo):
@@ -173,7 +173,8 @@ def test_pyproject_configuration_found_upward(repo):
 
 
 @pytest.mark.parametrize("text,needle", [
-    ("select: DUP\nbogus: 1\n", "unknown keys bogus"),
+    ("select: DUP\nbogus: 1\n", "unknown key 'bogus'"),
+    ("selct: [DUP]\n", "did you mean select?"),
     ("severity: {DUP001: fatal}\n", "severity"),
     ("options: {DUP002: {threshold_hours: lots}}\n", "must be a number"),
     ("[not yaml\n", "invalid YAML"),

@@ -3,6 +3,7 @@ packs and schemas ship inside the wheel."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+# the installed package, not a checkout on PYTHONPATH, is what runs
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +37,25 @@ def installed(tmp_path_factory):
     environment = work / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
     python = environment / "bin" / "python"
+    _share_dependencies(python)
     subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
                     str(wheel)], check=True)
     return python, wheel, work
+
+
+def _share_dependencies(python: Path) -> None:
+    """Make the running interpreter's packages (exlint's dependencies) visible to
+    the fresh environment, after its own site-packages: when the suite itself runs
+    in a virtual environment, ``system_site_packages`` reaches only the base
+    interpreter's, which may hold none of them. The wheel installed in the fresh
+    environment still comes first, so the test exercises it, not the checkout."""
+    import site
+
+    target = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    shared = [p for p in [*site.getsitepackages(), site.getusersitepackages()] if Path(p).is_dir()]
+    # plain directories only: the .pth files of an editable install of this checkout are not read from here
+    Path(target, "zz-test-shared-dependencies.pth").write_text("\n".join(shared) + "\n")
 
 
 def test_wheel_contains_rules_and_schemas(installed):
@@ -53,20 +72,20 @@ def test_installed_exlint_runs_from_another_directory(installed):
     elsewhere = work / "elsewhere"
     elsewhere.mkdir()
     where = subprocess.run([str(python), "-c", "import linter; print(linter.__file__)"],
-                           cwd=elsewhere, capture_output=True, text=True, check=True).stdout
+                           cwd=elsewhere, env=CLEAN_ENV, capture_output=True, text=True, check=True).stdout
     assert str(work / "venv") in where, where
     exlint = work / "venv" / "bin" / "exlint"
     clean = subprocess.run([str(exlint), "check", "--format", "json", str(REPO / "samples" / "estate")],
-                           cwd=elsewhere, capture_output=True, text=True)
+                           cwd=elsewhere, env=CLEAN_ENV, capture_output=True, text=True)
     assert clean.returncode == 0, clean.stdout + clean.stderr
     summary = json.loads(clean.stdout)["summary"]
     assert summary["error"] == 0 and summary["warning"] == 0
     broken = subprocess.run([str(exlint), "check", str(REPO / "samples" / "broken")],
-                            cwd=elsewhere, capture_output=True, text=True)
+                            cwd=elsewhere, env=CLEAN_ENV, capture_output=True, text=True)
     assert broken.returncode == 1, broken.stdout + broken.stderr
-    rules = subprocess.run([str(exlint), "rules", "--format", "json"], cwd=elsewhere,
+    rules = subprocess.run([str(exlint), "rules", "--format", "json"], cwd=elsewhere, env=CLEAN_ENV,
                            capture_output=True, text=True, check=True)
     assert len(json.loads(rules.stdout)) >= 60
-    module = subprocess.run([str(python), "-m", "linter", "schema", "Server"], cwd=elsewhere,
+    module = subprocess.run([str(python), "-m", "linter", "schema", "Server"], cwd=elsewhere, env=CLEAN_ENV,
                             capture_output=True, text=True, check=True)
     assert json.loads(module.stdout)["title"].endswith("Server")

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from linter.cli import cli
 
 REPO = Path(__file__).resolve().parent.parent
-SARIF_SCHEMA = REPO.parent / "shared" / "vendor-data" / "sarif-schema-2.1.0.json"
+SARIF_SCHEMA = REPO / "tests" / "vendor" / "sarif-schema-2.1.0.json"  # see tests/vendor/NOTICE.md
 ESTATE = REPO / "samples" / "estate"
 
 ORG = """apiVersion: exlint/v1
@@ -81,14 +81,18 @@ def test_sarif_is_valid_against_the_official_schema(repo, target):
     rules = run["tool"]["driver"]["rules"]
     assert {r["id"] for r in rules} >= {"EXL001", "EXL007"}
     for rule in rules:
-        assert rule["helpUri"].endswith("#" + rule["id"].lower())
+        assert "helpUri" not in rule  # no documentation address is configured
+        assert rule["name"][0].isupper() and not any(a.isupper() and b.isupper() for a, b in zip(rule["name"], rule["name"][1:]))
         assert rule["shortDescription"]["text"] and rule["fullDescription"]["text"]
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
     if target == "broken":
         (item,) = [r for r in run["results"] if r["ruleId"] == "EXL007"]
         physical = item["locations"][0]["physicalLocation"]
-        assert physical["artifactLocation"]["uri"].endswith("b.yaml")
-        assert physical["region"] == {"startLine": 7, "startColumn": 11}
+        assert physical["artifactLocation"] == {"uri": "b.yaml", "uriBaseId": "%SRCROOT%"}
+        assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == repo.resolve().as_uri() + "/"
+        assert physical["region"] == {"startLine": 7, "startColumn": 11, "snippet": {"text": "  server: EX10-NOPE"}}
+        assert physical["contextRegion"]["startLine"] == 5 and physical["contextRegion"]["endLine"] == 9
+        assert physical["contextRegion"]["snippet"]["text"].splitlines()[2] == "  server: EX10-NOPE"
         assert item["locations"][0]["logicalLocations"][0]["fullyQualifiedName"].startswith(
             "PublicFolderDatabase/PFDB-B")
         assert rules[item["ruleIndex"]]["id"] == "EXL007"
@@ -108,7 +112,10 @@ def test_sarif_for_an_estate_without_organization_is_valid(tmp_path):
     (tmp_path / "a.yaml").write_text(STORE.format(name="PFDB-A", server="EX10-A"))
     document = json.loads(invoke("check", "--format", "sarif", tmp_path / "a.yaml").stdout)
     assert not list(sarif_validator().iter_errors(document))
-    assert any(r["ruleId"] == "EXL008" and "locations" not in r for r in document["runs"][0]["results"])
+    (exl008,) = [r for r in document["runs"][0]["results"] if r["ruleId"] == "EXL008"]
+    # a finding no file owns still points somewhere a viewer can show: here the one file linted
+    assert exl008["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "a.yaml"
+    assert all(r.get("locations") for r in document["runs"][0]["results"])
 
 
 def test_junit_counts(repo):

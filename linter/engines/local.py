@@ -427,6 +427,35 @@ class LocalEngine:
                 out.append((record, scope))
         return out
 
+    def _member_rows(self, check: Check, key_of) -> list[tuple[dict, Scope, Any]]:
+        """(record, scope, key) of the rows a grouping check needs, in table order:
+        every row without a focus; with one, only rows whose key is the key of a
+        reported file's row (other groups can give no reported finding). For the
+        other rows the key is computed first, so most skip `where`; `where` still
+        decides membership."""
+        if self.focus is None:
+            return [(record, scope, key_of(scope)) for record, scope in self._rows(check)]
+        wanted = {key_of(scope) for _, scope in self._rows(check, focused=True)} - {None}
+        if not wanted:
+            return []
+        table = self.tables[check.table]
+        out = []
+        for record in self.estate.tables[check.table]:
+            scope = Scope(record, table)
+            if record["_file"] not in self.focus:
+                try:
+                    if key_of(scope) not in wanted:
+                        continue
+                except Exception:  # noqa: BLE001 - a key `where` would have ruled out
+                    continue
+            if check.where is None or self.evaluator.eval(check.where, scope) is True:
+                out.append((record, scope, key_of(scope)))
+        return out
+
+    def _touches_focus(self, members: list[tuple[dict, Scope]]) -> bool:
+        """Whether a group holds a record of a reported file (only those get findings)."""
+        return self.focus is None or any(record["_file"] in self.focus for record, _ in members)
+
     def _run_check(self, rule: Rule, check: Check) -> list[Finding]:
         return getattr(self, "_form_" + check.form)(rule, check)
 
@@ -462,14 +491,17 @@ class LocalEngine:
     def _form_unique(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]
         groups: dict[tuple, list[tuple[dict, Scope]]] = defaultdict(list)
-        for record, scope in self._rows(check):
+
+        def key_of(scope):
             key = tuple(self.evaluator.eval(k, scope) for k in check.key)
-            if any(part is None for part in key):
-                continue
-            groups[key].append((record, scope))
+            return None if any(part is None for part in key) else key
+
+        for record, scope, key in self._member_rows(check, key_of):
+            if key is not None:
+                groups[key].append((record, scope))
         out = []
         for members in groups.values():
-            if len(members) < 2:
+            if len(members) < 2 or not self._touches_focus(members):
                 continue
             names = sorted((r["name__text"] or "" for r, _ in members), key=lambda n: (n.lower(), n))
             for record, scope in members:
@@ -497,9 +529,10 @@ class LocalEngine:
         table = self.tables[check.table]
         target_table = self.tables[check.target]
         spec = table.fields.get(check.field)
-        keys = self._target_keys(check, target_table)
+        rows = self._rows(check, focused=True)
+        keys = self._target_keys(check, target_table) if rows else set()
         out = []
-        for record, scope in self._rows(check, focused=True):
+        for record, scope in rows:
             value = self.evaluator.field(record, check.field)
             text = record.get(check.field + "__text")
             if spec is not None and spec.is_list:
@@ -521,12 +554,13 @@ class LocalEngine:
     def _form_group(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]
         groups: dict[Any, list[tuple[dict, Scope]]] = defaultdict(list)
-        for record, scope in self._rows(check):
-            key = self.evaluator.eval(check.group, scope)
+        for record, scope, key in self._member_rows(check, lambda scope: self.evaluator.eval(check.group, scope)):
             if key is not None:
                 groups[key].append((record, scope))
         out = []
         for members in groups.values():
+            if not self._touches_focus(members):
+                continue  # its findings would all be on files not reported
             aggregates: dict[str, Any] = {"count": len(members)}
             for name, (fn, node) in check.aggregates.items():
                 values = [self.evaluator.eval(node, scope) for _, scope in members]
@@ -545,15 +579,14 @@ class LocalEngine:
     def _form_minority(self, rule: Rule, check: Check) -> list[Finding]:
         table = self.tables[check.table]
         partitions: dict[Any, dict[Any, list]] = defaultdict(lambda: defaultdict(list))
-        for record, scope in self._rows(check):
-            part = self.evaluator.eval(check.partition, scope)
+        for record, scope, part in self._member_rows(check, lambda scope: self.evaluator.eval(check.partition, scope)):
             group = self.evaluator.eval(check.group, scope)
             if part is None or group is None:
                 continue
             partitions[part][group].append((record, scope))
         out = []
         for groups in partitions.values():
-            if len(groups) < 2:
+            if len(groups) < 2 or not any(self._touches_focus(m) for m in groups.values()):
                 continue
             def rank(item):
                 members = item[1]
@@ -583,15 +616,18 @@ class LocalEngine:
         table = self.tables[check.table]
         other_table = self.tables[check.with_table]
         left, right = check.join
+        rows = self._rows(check, focused=True)
+        if not rows:
+            return []  # no record of a reported file: no partner index to build
         others: dict[Any, list[dict]] = defaultdict(list)
         for other in self.estate.tables[check.with_table]:
             key = self.evaluator.eval(right, Scope(other, other_table))
             if key is not None:
                 others[key].append(other)
         if check.profile:
-            return self._profile_pairs(rule, check, others)
+            return self._profile_pairs(rule, check, others, rows)
         out = []
-        for record, scope in self._rows(check, focused=True):
+        for record, scope in rows:
             key = self.evaluator.eval(left, scope)
             if key is None:
                 continue
@@ -601,7 +637,8 @@ class LocalEngine:
                     out.append(self._finding(rule, check, inner, field_path(table, check.field)))
         return out
 
-    def _profile_pairs(self, rule: Rule, check: Check, others: dict[Any, list[dict]]) -> list[Finding]:
+    def _profile_pairs(self, rule: Rule, check: Check, others: dict[Any, list[dict]],
+                       rows: list[tuple[dict, Scope]]) -> list[Finding]:
         """Pairs whose `when` reads only the partner's profile: evaluated once per
         distinct profile among a record's partners, then `other_when` per partner of
         a profile that fired. The same findings as `when and other_when` over every
@@ -628,7 +665,7 @@ class LocalEngine:
         out = []
         self.evaluator.item_memo = {}
         try:
-            for record, scope in self._rows(check, focused=True):
+            for record, scope in rows:
                 key = self.evaluator.eval(left, scope)
                 if key is None:
                     continue

@@ -272,6 +272,12 @@ def _refused(display: str, reason: str) -> LoadedFile:
     return loaded
 
 
+def _unreadable(error: OSError) -> None:
+    """A folder that cannot be listed is an error, never silently skipped."""
+    raise InputError(f"{error.filename}: cannot read directory: {error.strerror or error}; "
+                     "fix its permissions or exclude it (exclude: in .exlint.yaml)")
+
+
 def walk_files(directory: Path, boundary=None):
     """Every file below ``directory``, in a stable sorted order, hidden
     directories (``.git``) skipped: how both engines search an inventory. A file
@@ -280,7 +286,7 @@ def walk_files(directory: Path, boundary=None):
     boundary = directory if boundary is None else boundary
     # os.walk enters no directory link: every directory below is inside when the top is
     parent_inside = not _leaves(directory, boundary)
-    for root, dirs, files in os.walk(directory):
+    for root, dirs, files in os.walk(directory, onerror=_unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             yield checked(Path(root) / name, boundary, parent_inside)
@@ -289,7 +295,8 @@ def walk_files(directory: Path, boundary=None):
 def discover(paths: Iterable[str | os.PathLike], boundary=None) -> list[Path]:
     """Files to lint: files as given; directories searched for *.yaml / *.yml.
 
-    Hidden directories (``.git``) are skipped; the order is sorted and stable.
+    Hidden directories (``.git``) and hidden files (``.pre-commit-config.yaml``)
+    are skipped when walking; the order is sorted and stable.
     ``boundary`` (the repository root) is what links may not leave; without one,
     a walked directory, or the working directory for a file named.
     """
@@ -300,7 +307,7 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None) -> list[Path]:
         if path.is_dir():
             for candidate in walk_files(path, boundary):
                 name = candidate.name
-                if name.endswith(YAML_SUFFIXES) and not name.startswith(".exlint") and candidate not in seen:
+                if name.endswith(YAML_SUFFIXES) and not name.startswith(".") and candidate not in seen:
                     seen.add(candidate)
                     found.append(candidate)
         elif path.exists() or path.is_symlink():

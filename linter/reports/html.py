@@ -49,6 +49,10 @@ Two steps, so that both engines can use it:
           "by_rule": [{"label": "DUP001", "new": int, "fixed": int}],
           "new":   [finding, ...],          # at most limit rows each, in finding order
           "fixed": [finding, ...]},
+      # exlint check: the findings themselves, at most FINDINGS_LIMIT rows in finding
+      # order (listed by file, filterable); None from counts alone (exlint estate)
+      "findings": None | [finding, ...],
+      "findings_total": int,
     }
 
 A ``finding`` row is the JSON contract's finding object: ``{"rule",
@@ -87,6 +91,7 @@ from linter.findings import Entity, Finding
 
 SEVERITIES = ("error", "warning", "info")
 ROW_LIMIT = 500
+FINDINGS_LIMIT = 5000  # rows of the findings list; the rest is counted, not listed
 TOP = 20
 MAX_BARS = 40
 ORGANIZATION = "(organization)"
@@ -281,6 +286,10 @@ def assemble(counts: Mapping[str, Mapping[tuple[str, str], int]], rules: Mapping
         "top_stores": top_stores,
         "rules": fired,
         "comparison": comparison,
+        # the findings themselves (exlint check): at most FINDINGS_LIMIT rows, in
+        # finding order; None when only counts are known (the Spark engine)
+        "findings": None,
+        "findings_total": totals["findings"],
     }
 
 
@@ -339,8 +348,10 @@ def aggregate(result, previous: Iterable[Finding] | None = None, *, previous_lab
         "documents": getattr(result, "documents", 0),
         "paths": list(getattr(result, "report_paths", None) or []),
     }
-    return assemble(counts, getattr(result, "rules", {}) or {}, servers=servers, stores=stores,
+    data = assemble(counts, getattr(result, "rules", {}) or {}, servers=servers, stores=stores,
                     comparison=comparison, meta={"scope": scope, **dict(meta or {})})
+    data["findings"] = [f.as_dict() for f in result.findings[:FINDINGS_LIMIT]]
+    return data
 
 
 # --------------------------------------------------------------------------- comparison
@@ -788,6 +799,7 @@ td.explain p{margin:3px 0}
 .rationale{color:#4b5563;font-size:12.5px}
 .term{font-weight:600;color:#374151}
 td.source{color:#4b5563;font-size:12.5px;max-width:300px}
+tr.group th{text-align:left;background:#f1f5f9;padding-top:10px}
 input.filter{margin:0 0 8px;padding:6px 10px;width:min(360px,100%);border:1px solid #cbd5e1;border-radius:5px;font:inherit}
 footer{margin-top:36px;padding-top:10px;border-top:1px solid var(--line);color:var(--muted);font-size:12px}
 @media print{
@@ -807,7 +819,7 @@ JS = """
 (function(){
 function key(td){var v=td.getAttribute('data-sort');if(v===null)v=td.textContent.trim();
 var n=parseFloat(v.replace(/[\\s\\u202f,]/g,''));return isNaN(n)||!/^[-+\\u2212]?[\\d\\s\\u202f,.]+$/.test(v)?v.toLowerCase():n;}
-document.querySelectorAll('table.sortable').forEach(function(t){
+document.querySelectorAll('table.sortable:not(.grouped)').forEach(function(t){
 t.querySelectorAll('thead th').forEach(function(th,i){th.addEventListener('click',function(){
 var asc=th.getAttribute('aria-sort')!=='ascending';
 t.querySelectorAll('thead th').forEach(function(o){o.removeAttribute('aria-sort');});
@@ -818,9 +830,12 @@ var r=(typeof a===typeof c)?(a<c?-1:a>c?1:0):(typeof a==='number'?-1:1);return a
 rows.forEach(function(r){b.appendChild(r);});});});});
 document.querySelectorAll('input.filter').forEach(function(inp){
 var t=document.querySelector('table[data-table="'+inp.getAttribute('data-filter')+'"]');
-inp.addEventListener('input',function(){var q=inp.value.toLowerCase();
+inp.addEventListener('input',function(){var q=inp.value.toLowerCase(),head=null,any=false;
+function close(){if(head)head.style.display=any?'':'none';}
 Array.prototype.forEach.call(t.tBodies[0].rows,function(r){
-r.style.display=r.textContent.toLowerCase().indexOf(q)<0?'none':'';});});});
+if(r.classList.contains('group')){close();head=r;any=false;return;}
+var show=r.textContent.toLowerCase().indexOf(q)>=0;r.style.display=show?'':'none';if(show)any=true;});
+close();});});
 document.documentElement.setAttribute('data-ready','1');
 })();
 """
@@ -834,7 +849,7 @@ def render_html(data: Mapping[str, Any]) -> str:
     scope = meta.get("scope") or {}
     title = meta.get("title") or "exlint report"
     comparison = data.get("comparison")
-    engine = {"check": "exlint check", "estate": "exlint estate (Spark)"}.get(meta.get("engine"), meta.get("engine") or "")
+    engine = {"check": "exlint check", "estate": "exlint estate"}.get(meta.get("engine"), meta.get("engine") or "")
 
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -846,11 +861,17 @@ def render_html(data: Mapping[str, Any]) -> str:
         scope_bits.append(f"{_fmt(scope['files'])} file(s)")
     if scope.get("documents"):
         scope_bits.append(f"{_fmt(scope['documents'])} document(s)")
+    if scope.get("records_in") is not None:  # as `exlint estate` prints it
+        linted = scope.get("linted", scope["records_in"])
+        scope_bits.append(f"{_fmt(scope['records_in'])} record(s) in = {_fmt(linted)} linted + "
+                          f"{_fmt(scope['records_in'] - linted)} reported as malformed")
     paths = scope.get("paths") or []
     if paths:
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
         scope_bits.append(shown)
     toc = [("summary", "Summary"), ("charts", "Charts"), ("offenders", "Top offenders"), ("rules", "Rules")]
+    if data.get("findings") is not None:
+        toc.insert(1, ("findings", "Findings"))
     if comparison is not None:
         toc.insert(1, ("comparison", "New and fixed"))
     out.append('<header class="top">'
@@ -877,6 +898,9 @@ def render_html(data: Mapping[str, Any]) -> str:
     else:
         out.append('<p class="muted">No findings: every rule passed.</p>')
     out.append("</section>")
+
+    if data.get("findings") is not None:
+        out.append(_findings_section(data["findings"], data.get("findings_total", len(data["findings"]))))
 
     if comparison is not None:
         out.append(_comparison(comparison))
@@ -931,6 +955,33 @@ def render_html(data: Mapping[str, Any]) -> str:
                "linter. This file is self-contained: it can be mailed, archived and printed as is.</footer>")
     out.append(f"</main><script>{JS}</script></body></html>")
     return "".join(out) + "\n"
+
+
+def _findings_section(findings: list[Mapping[str, Any]], total: int) -> str:
+    """Every finding, grouped by file (a header row per file), in a table the
+    filter box narrows by any text: a rule ID, a severity, a file, a name."""
+    out = ['<section id="findings" class="section"><h2>Findings</h2>']
+    if len(findings) < total:
+        out.append(f'<p class="muted">The first {_fmt(len(findings))} of {_fmt(total)} findings, by file and line; '
+                   "the text or JSON report lists them all.</p>")
+    rows, current = [], object()
+    per_file = Counter(f.get("file") or "<estate>" for f in findings)
+    for f in findings:
+        file = f.get("file") or "<estate>"
+        if file != current:
+            current = file
+            count = per_file[file]
+            rows.append(f'<tr class="group"><th colspan="5" scope="rowgroup" class="mono">{_e(file)} '
+                        f'<span class="muted">({_fmt(count)})</span></th></tr>')
+        rows.append(f'<tr class="finding sev-{_e(f.get("severity"))}"><td class="mono">{_location(f)}</td>'
+                    f'<td><a href="#rule-{_e(str(f.get("rule", "")).lower())}">{_e(f.get("rule"))}</a></td>'
+                    f'<td>{_badge(f.get("severity", "info"))}</td><td>{_e(f.get("message"))}</td>'
+                    f'<td>{_entity(f)}</td></tr>')
+    out.append(_table("findings", [("Location", ""), ("Rule", ""), ("Severity", ""), ("Message", ""),
+                                   ("Entity", "")], rows, filter_label="Filter findings (rule, severity, file, text)",
+                      empty="No findings.", cls="grouped"))
+    out.append("</section>")
+    return "".join(out)
 
 
 def _kind_label(kind: str | None) -> str:

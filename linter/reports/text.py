@@ -1,8 +1,10 @@
-"""``path:line:col: ID [severity] message``; grouped and coloured on a terminal.
-A finding that ``--fix`` would fix is marked ``[*]`` after its severity, and the
-summary ends with how many ``--fix`` and ``--unsafe-fixes`` would fix. Every
-value is printed with its control characters escaped (linter.textsafe): one
-finding is one line, whatever a name holds."""
+"""``path:line:col: ID [severity] message``, one finding a line; on a colour
+terminal the same lines, only coloured (the layout never depends on colour, so
+NO_COLOR and --color change nothing a script would parse). A finding that
+``--fix`` would fix is marked ``[*]`` after its severity, and the summary ends
+with how many ``--fix`` and ``--unsafe-fixes`` would fix. Every value is printed
+with its control characters escaped (linter.textsafe): one finding is one line,
+whatever a name holds."""
 from __future__ import annotations
 
 import click
@@ -32,32 +34,26 @@ def _fix_summary(fixes: dict[int, str]) -> str:
 
 
 def render(result, colour: bool = False) -> str:
+    def style(text, **how):
+        return click.style(text, **how) if colour else text
+
     lines = []
     fixes = _fixes(result)
     mark = lambda finding: "[*] " if fixes.get(id(finding)) == "safe" else ""  # noqa: E731
-    if colour:
-        current = object()
-        for finding in result.findings:
-            if finding.file != current:
-                current = finding.file
-                if lines:
-                    lines.append("")
-                lines.append(click.style(printable(finding.file or "<estate>"), bold=True, underline=True))
-            where = f"{finding.line or 0}:{finding.column or 0}"
-            severity = click.style(f"[{finding.severity}]", fg=_COLOURS[finding.severity])
-            lines.append(f"  {where:>8}  {click.style(printable(finding.rule), bold=True)} {severity} "
-                         f"{mark(finding)}{printable(finding.message)}")
-    else:
-        for finding in result.findings:
-            location = f"{printable(finding.file)}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
-            lines.append(f"{location}: {printable(finding.rule)} [{finding.severity}] {mark(finding)}"
-                         f"{printable(finding.message)}")
+    for finding in result.findings:
+        location = f"{printable(finding.file)}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
+        severity = style(f"[{finding.severity}]", fg=_COLOURS[finding.severity])
+        lines.append(f"{style(location, bold=True)}: {style(printable(finding.rule), bold=True)} {severity} "
+                     f"{mark(finding)}{printable(finding.message)}")
     counts = result.counts()
     summary = (f"{result.files} file(s), {result.documents} document(s): "
                f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info")
+    skipped = len(getattr(result, "skipped", ()) or ())
+    if skipped:
+        summary += f"; {skipped} file(s) skipped: not exlint documents"
     if lines:
         lines.append("")
-    lines.append(click.style(summary, dim=True) if colour else summary)
+    lines.append(style(summary, dim=True))
     if fixes:
         lines.append(_fix_summary(fixes))
     return "\n".join(lines) + "\n"

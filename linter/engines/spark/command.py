@@ -29,13 +29,15 @@ class EstateError(click.ClickException):
               help="Read every file given by name in this format (default: by suffix).")
 @click.option("--output", "output_dir", type=click.Path(file_okay=False),
               help="Write the findings here, partitioned by rule (committed atomically).")
-@click.option("--output-format", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True)
+@click.option("--output-format", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True,
+              help="File format of the findings written to --output.")
 @click.option("--format", "fmt", type=click.Choice(["summary", "text", "json"]), default="summary",
               show_default=True, help="What to print: the summary table, or every finding as `exlint check` does.")
 @click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report of the estate here.")
 @click.option("--compare", type=click.Path(exists=True),
               help="Earlier findings (an --output directory, or a --format json file): the report shows new and fixed.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None)
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
+              help="Exit 1 when a finding at or above this severity remains (default: error; never: always 0).")
 @click.option("--select", multiple=True, help="Only these rule IDs or prefixes.")
 @click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes.")
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (.exlint.yaml).")
@@ -373,7 +375,8 @@ def _write_report(spark, run, rules, path: str, compare: str | None, summary: di
         comparison = compare_frames(run.findings, previous, label=compare)
     stats = summary["stats"]
     data = report_data(run.findings, tables, rules, comparison=comparison,
-                       meta={"scope": {"files": stats["files"], "documents": stats["documents"], "paths": []}})
+                       meta={"scope": {"files": stats["files"], "documents": stats["documents"], "paths": [],
+                                       "records_in": stats["records_in"], "linted": stats["linted"]}})
     try:
         atomic_write(path, render_html(data).encode("utf-8"), create=True)
     except OSError as exc:

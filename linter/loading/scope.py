@@ -1,0 +1,39 @@
+"""Which YAML files are exlint's own (shared/spec/rules.md, "Scope").
+
+Walking a directory, exlint lints only its own documents: a file none of whose
+documents has an ``apiVersion`` of ``exlint/…`` or a ``kind`` exlint knows (a
+CI workflow, mkdocs.yml, a compose file, an Ansible playbook) is skipped and
+counted. A file named explicitly is always linted.
+"""
+from __future__ import annotations
+
+import re
+
+from linter.schema import KINDS as _KINDS
+
+# A file exlint cannot parse still counts as its own when its text says so,
+# so a syntax error in an estate file is reported, not skipped.
+_CLAIM = (
+    r"""(?:^|[\s{,])["']?apiVersion["']?\s*:\s*["']?exlint/"""
+    r"""|(?:^|[\s{,])["']?kind["']?\s*:\s*["']?(?:%s)["']?\s*(?:$|[,}#])""" % "|".join(_KINDS)
+)  # compiled on first use (re caches it): only files that fail to parse need it
+
+
+def _owns_document(data) -> bool:
+    if not isinstance(data, dict):
+        return False
+    api = data.get("apiVersion")
+    return (isinstance(api, str) and api.startswith("exlint/")) or data.get("kind") in _KINDS
+
+
+def is_own_file(loaded) -> bool:
+    """Whether a loaded file holds at least one exlint document (or, when it
+    could not be parsed, claims to). An empty or comment-only file is an empty
+    estate file (shared/spec/rules.md), not a foreign one."""
+    if any(_owns_document(document.data) for document in loaded.documents):
+        return True
+    if not loaded.documents and not loaded.findings:
+        return True  # empty or comment-only: an empty estate file, nothing to report
+    if loaded.documents and not loaded.findings:
+        return False  # parsed cleanly, and nothing in it is ours
+    return bool(loaded.text) and re.search(_CLAIM, loaded.text, re.MULTILINE) is not None
