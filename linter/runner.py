@@ -163,7 +163,8 @@ def lint(options: Options, progress=None) -> Result:
     for path in requested:
         display = display_path(path)
         file = load_text(texts[display], display) if display in texts else load_file(path, display)
-        if os.path.abspath(path) in named or is_own_file(file):
+        # a file refused unread (a link out of the repository, a FIFO) is always reported: nobody can tell whose it is
+        if os.path.abspath(path) in named or getattr(path, "refusal", "") or is_own_file(file):
             loaded.append(file)
         else:
             skipped.append(display)
