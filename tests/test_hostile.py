@@ -313,6 +313,7 @@ def test_wrong_findings_files_are_exit_2(tmp_path, option, name):
 @pytest.mark.parametrize("option", ["--baseline", "--compare"])
 def test_findings_file_that_is_a_fifo_is_exit_2(tmp_path, option):
     root = repo(tmp_path)
+    (root / "stores" / "a.yaml").write_text(STORE.format(name="PFDB-1", hours=2000))
     os.mkfifo(root / "earlier.json")
     args = ["--format", "html", "--output", "r.html"] if option == "--compare" else []
     line = one_line_error(run("check", *args, option, "earlier.json", "stores", cwd=root, timeout=60))

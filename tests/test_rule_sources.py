@@ -46,6 +46,6 @@ def test_sarif_help_and_html_report_carry_the_citation():
     from linter.reports import sarif
 
     rule = RULES["DUP001"]
-    markdown = sarif._rule_descriptor(rule)["help"]["markdown"]
+    markdown = sarif._rule_descriptor(rule, None)["help"]["markdown"]
     assert "MSExchangeGuru.com" in markdown and "https://msexchangeguru.com/2013/04/22/transport/" in markdown
     assert "004_" not in markdown

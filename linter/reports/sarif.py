@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from linter import __version__
 from linter.fingerprints import fingerprint
+from linter.textsafe import valid_unicode
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -83,7 +84,7 @@ class _Sources:
             relative = absolute.relative_to(self.base).as_posix()
         except ValueError:
             return {"uri": absolute.as_uri()}
-        return {"uri": quote(relative, safe="/"), "uriBaseId": "%SRCROOT%"}
+        return {"uri": quote(valid_unicode(relative), safe="/"), "uriBaseId": "%SRCROOT%"}
 
     def lines(self, file: str) -> list[str]:
         if file not in self._lines:
