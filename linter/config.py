@@ -17,10 +17,10 @@ import yaml
 
 from linter.loading import read_regular_text
 from linter.loading.fast_yaml import load as _yaml_load
+from linter.loading.scope import CONFIG_NAME, has_tool_section
 
 from linter.findings import SEVERITIES
 
-CONFIG_NAME = ".exlint.yaml"
 KEYS = {"select", "ignore", "severity", "options", "include", "exclude", "rule_dirs", "fail_on", "allow_empty", "docs_url"}
 FAIL_ON = (*SEVERITIES, "never")
 
@@ -155,13 +155,6 @@ def check_rule_ids(config: "Config", known, select=(), ignore=()) -> None:
         raise ConfigError(f"{origin}: unknown {kind} {value!r}{hint}")
 
 
-def _has_tool_section(pyproject: Path) -> bool:
-    try:
-        return "[tool.exlint" in pyproject.read_text(encoding="utf-8")
-    except OSError:
-        return False
-
-
 @dataclass
 class Discovery:
     """Where a run's configuration and config repo root come from, and why."""
@@ -198,7 +191,7 @@ def discover_root(start: Path) -> Discovery:
         if candidate.is_file():
             return Discovery(directory, candidate, f"configuration {candidate}")
         pyproject = directory / "pyproject.toml"
-        if pyproject.is_file() and _has_tool_section(pyproject):
+        if pyproject.is_file() and has_tool_section(pyproject):
             return Discovery(directory, pyproject, f"configuration [tool.exlint] in {pyproject}")
         if _is_work_tree_root(directory):
             return Discovery(directory, None, f"no configuration; root: the git work tree {directory}")
@@ -213,7 +206,7 @@ def find_config(start: Path) -> Path | None:
         if candidate.is_file():
             return candidate
         pyproject = directory / "pyproject.toml"
-        if pyproject.is_file() and _has_tool_section(pyproject):
+        if pyproject.is_file() and has_tool_section(pyproject):
             return pyproject
     return None
 

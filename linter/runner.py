@@ -139,6 +139,10 @@ NO_ROOT_NOTE = ("no config repo root above {path} (no .exlint.yaml, no [tool.exl
                 "add .exlint.yaml at the repo root or pass --root DIR")
 
 
+OTHER_ROOT_NOTE = ("{path} not linted: it is a config repo of its own (.exlint.yaml, [tool.exlint] or a git "
+                   "work tree), so its files resolve references among themselves; run exlint check {path}")
+
+
 def lint(options: Options, progress=None) -> Result:
     if progress is None:
         from linter.progress import null
@@ -147,7 +151,8 @@ def lint(options: Options, progress=None) -> Result:
     root, config, discovery = resolve_setup(options)
     rules = _load_checked_rules(config, options)
     named = set() if options.hook else {os.path.abspath(p) for p in options.paths if not os.path.isdir(p)}
-    requested = _filter(discover(options.paths, root), root, config)
+    other_roots: list[str] = []  # folders below a walked one that are config repos of their own
+    requested = _filter(discover(options.paths, root, other_roots), root, config)
     requested_real = {os.path.abspath(p) for p in requested}
     context = []  # the rest of the config repo: read only to resolve references
     staged = None
@@ -156,7 +161,8 @@ def lint(options: Options, progress=None) -> Result:
 
         staged = Staged(root)
     if root is not None and not (options.hook and not requested and not staged.deleted):
-        context = [p for p in _filter(discover([root]), root, config) if os.path.abspath(p) not in requested_real]
+        context = [p for p in _filter(discover([root], other_roots=[]), root, config)
+                   if os.path.abspath(p) not in requested_real]
     progress.stage("load", total=len(requested) + len(context), unit="files")
     loaded, skipped = [], []
     texts = options.texts or {}
@@ -202,6 +208,8 @@ def lint(options: Options, progress=None) -> Result:
     documents = sum(len(lf.documents) for lf in loaded if lf.path in reported_files)
     result = Result(sort_findings(findings), len(reported_files), documents, config, rules, estate, root, loaded,
                     reported_files, skipped=skipped, discovery=discovery)
+    for other in display_paths(other_roots):
+        result.notes.append(OTHER_ROOT_NOTE.format(path=other))
     if root is None and named and result.findings:
         result.notes.append(NO_ROOT_NOTE.format(path=options.paths[0]))
     return result

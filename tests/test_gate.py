@@ -294,6 +294,26 @@ def test_pyproject_section_is_a_root(tmp_path):
     assert f"[tool.exlint] in {repo / 'pyproject.toml'}" in result.stderr
 
 
+def test_a_nested_config_repo_is_neither_context_nor_walked(tmp_path):
+    # two estates in one git repository: the nested one, with its own .exlint.yaml,
+    # must not lend its names to the outer one nor be linted under the outer config
+    repo = tmp_path / "repo"
+    write(repo / "org.yaml", ORG)
+    write(repo / "a.yaml", STORE.format(name="PFDB-A", server="EX10-A"))
+    write(repo / "lab" / ".exlint.yaml", "{}\n")
+    write(repo / "lab" / "org.yaml", ORG)
+    write(repo / "lab" / "server.yaml", SERVER)
+    _git_init(repo)
+    named = json.loads(invoke("check", "--format", "json", repo / "a.yaml").stdout)
+    assert "EXL007" in {f["rule"] for f in named["findings"]}  # EX10-A is the lab's server, not this estate's
+    walked = invoke("check", "--format", "json", repo)
+    body = json.loads(walked.stdout)
+    assert {f["file"] for f in body["findings"]} <= {str(repo / "a.yaml"), str(repo / "org.yaml")}
+    assert "EXL008" not in {f["rule"] for f in body["findings"]}  # the lab's Organization is not counted
+    assert f"{repo / 'lab'} not linted: it is a config repo of its own" in walked.stderr
+    assert invoke("check", repo / "lab").exit_code == 0  # clean on its own
+
+
 # --------------------------------------------------------------------- colour
 
 @pytest.mark.parametrize("args,env,coloured", [

@@ -278,34 +278,43 @@ def _unreadable(error: OSError) -> None:
                      "fix its permissions or exclude it (exclude: in .exlint.yaml)")
 
 
-def walk_files(directory: Path, boundary=None):
+def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = None):
     """Every file below ``directory``, in a stable sorted order, hidden
     directories (``.git``) skipped: how both engines search an inventory. A file
     that must not be read (``refusal``; ``boundary`` defaults to ``directory``)
-    comes as a RefusedPath."""
+    comes as a RefusedPath. With ``other_roots`` (a list), folders below
+    ``directory`` that are config repos of their own are not entered but
+    appended to it."""
     boundary = directory if boundary is None else boundary
     # os.walk enters no directory link: every directory below is inside when the top is
     parent_inside = not _leaves(directory, boundary)
     for root, dirs, files in os.walk(directory, onerror=_unreadable):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        if other_roots is not None:
+            from linter.loading.scope import is_config_root
+
+            own = [d for d in dirs if is_config_root(os.path.join(root, d))]
+            other_roots.extend(os.path.join(root, d) for d in own)
+            dirs[:] = [d for d in dirs if d not in own]
         for name in sorted(files):
             yield checked(Path(root) / name, boundary, parent_inside)
 
 
-def discover(paths: Iterable[str | os.PathLike], boundary=None) -> list[Path]:
+def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: list[str] | None = None) -> list[Path]:
     """Files to lint: files as given; directories searched for *.yaml / *.yml.
 
     Hidden directories (``.git``) and hidden files (``.pre-commit-config.yaml``)
     are skipped when walking; the order is sorted and stable.
     ``boundary`` (the repository root) is what links may not leave; without one,
     a walked directory, or the working directory for a file named.
+    ``other_roots``: see :func:`walk_files`.
     """
     found: list[Path] = []
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for candidate in walk_files(path, boundary):
+            for candidate in walk_files(path, boundary, other_roots):
                 name = candidate.name
                 if name.endswith(YAML_SUFFIXES) and not name.startswith(".") and candidate not in seen:
                     seen.add(candidate)

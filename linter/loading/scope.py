@@ -7,6 +7,7 @@ counted. A file named explicitly is always linted.
 """
 from __future__ import annotations
 
+import os
 import re
 
 from linter.schema import KINDS as _KINDS
@@ -37,3 +38,26 @@ def is_own_file(loaded) -> bool:
     if loaded.documents and not loaded.findings:
         return False  # parsed cleanly, and nothing in it is ours
     return bool(loaded.text) and re.search(_CLAIM, loaded.text, re.MULTILINE) is not None
+
+
+CONFIG_NAME = ".exlint.yaml"
+
+
+def has_tool_section(pyproject: str | os.PathLike) -> bool:
+    """Whether a pyproject.toml configures exlint (``[tool.exlint]``)."""
+    try:
+        with open(pyproject, encoding="utf-8") as handle:
+            return "[tool.exlint" in handle.read()
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def is_config_root(directory: str | os.PathLike) -> bool:
+    """Whether a folder is the root of a config repo of its own: it holds
+    .exlint.yaml, a pyproject.toml with [tool.exlint], or is a git work tree
+    (a submodule). Files below it are that repo's, never an outer one's."""
+    directory = os.fspath(directory)
+    if os.path.isfile(os.path.join(directory, CONFIG_NAME)) or os.path.exists(os.path.join(directory, ".git")):
+        return True
+    pyproject = os.path.join(directory, "pyproject.toml")
+    return os.path.isfile(pyproject) and has_tool_section(pyproject)
