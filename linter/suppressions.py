@@ -103,7 +103,7 @@ def apply_suppressions(findings: list[Finding], suppressions: list[Suppression])
 UNKNOWN_MESSAGE = "unknown rule {rule} in suppression{hint}: it silences nothing; fix the rule ID"
 
 
-def _unknown(rule: str, known) -> str | None:
+def unknown_rule_message(rule: str, known) -> str | None:
     """A message when ``rule`` (an ID or prefix) names no rule in ``known``."""
     if known is None or any(rule_id.startswith(rule) for rule_id in known):
         return None
@@ -120,7 +120,7 @@ def unused_suppressions(suppressions: list[Suppression], known=None) -> list[Fin
     out = []
     for suppression in suppressions:
         for rule in suppression.rules:
-            unknown = _unknown(rule, known)
+            unknown = unknown_rule_message(rule, known)
             if unknown:
                 out.append(Finding("EXL010", "warning", unknown, suppression.file, suppression.line,
                                    suppression.column, None, None))

@@ -2,7 +2,12 @@
 to the user's ~/.cache."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers shared by tests below: installed.py
 
 
 @pytest.fixture(autouse=True)

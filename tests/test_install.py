@@ -6,11 +6,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
-import venv
 from pathlib import Path
 
 import pytest
+
+from installed import install_wheel
 
 REPO = Path(__file__).resolve().parent.parent
 # the installed package, not a checkout on PYTHONPATH, is what runs
@@ -22,40 +22,8 @@ def installed(tmp_path_factory):
     if shutil.which("git") is None:
         pytest.skip("git is needed to copy the checkout")
     work = tmp_path_factory.mktemp("install")
-    wheels = work / "wheels"
-    # build from a copy of the tracked files only: what a clean checkout holds
-    source = work / "source"
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, text=True, check=True).stdout.split("\n")
-    for name in filter(None, files):
-        if (REPO / name).is_file():
-            (source / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, source / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(wheels), str(source)], check=True)
-    wheel = next(wheels.glob("exlint-*.whl"))
-    environment = work / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(environment)
-    python = environment / "bin" / "python"
-    _share_dependencies(python)
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q",
-                    str(wheel)], check=True)
-    return python, wheel, work
-
-
-def _share_dependencies(python: Path) -> None:
-    """Make the running interpreter's packages (exlint's dependencies) visible to
-    the fresh environment, after its own site-packages: when the suite itself runs
-    in a virtual environment, ``system_site_packages`` reaches only the base
-    interpreter's, which may hold none of them. The wheel installed in the fresh
-    environment still comes first, so the test exercises it, not the checkout."""
-    import site
-
-    target = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    shared = [p for p in [*site.getsitepackages(), site.getusersitepackages()] if Path(p).is_dir()]
-    # plain directories only: the .pth files of an editable install of this checkout are not read from here
-    Path(target, "zz-test-shared-dependencies.pth").write_text("\n".join(shared) + "\n")
+    python = install_wheel(work)
+    return python, next((work / "wheels").glob("exlint-*.whl")), work
 
 
 def test_wheel_contains_rules_and_schemas(installed):

@@ -17,7 +17,7 @@ from linter.engines.spark.records import FINDING, spark_schema
 from linter.engines.spark.session import SMALL_CONF, SMALL_RECORDS, RuntimeConf, parallelism
 from linter.engines.spark.sqltext import q, string
 from linter.policy.packs import Rule
-from linter.suppressions import UNUSED_MESSAGE
+from linter.suppressions import UNUSED_MESSAGE, unknown_rule_message
 
 BUILTIN_IDS = ("EXL000", "EXL001", "EXL002", "EXL003", "EXL004", "EXL005")
 
@@ -153,9 +153,17 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
             f"min(`s`.`rule`) AS `rule` FROM {q(found)} AS `f` JOIN {q(supp)} AS `s` ON {matches} "
             f"GROUP BY `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, {finding_key}")
     before, _, after = UNUSED_MESSAGE.partition("{rule}")
+    message = f"concat({string(before)}, `s`.`rule`, {string(after)})"
+    # a rule ID that names no rule is a typo, said as such (with its did-you-mean) as
+    # check says it: the few distinct names are judged once, on the driver
+    names = [row[0] for row in spark.sql(f"SELECT DISTINCT `rule` FROM {q(supp)}").collect()]
+    typos = sorted((name, text) for name in names if (text := unknown_rule_message(name, rules)))
+    if typos:
+        message = ("CASE `s`.`rule` " + " ".join(f"WHEN {string(name)} THEN {string(text)}" for name, text in typos)
+                   + f" ELSE {message} END")
     unused = spark.sql(
         f"SELECT `s`.`_est`, 'EXL010' AS `rule`, 'warning' AS `severity`, "
-        f"concat({string(before)}, `s`.`rule`, {string(after)}) AS `message`, `s`.`file`, `s`.`line`, "
+        f"{message} AS `message`, `s`.`file`, `s`.`line`, "
         f"`s`.`column`, CAST(NULL AS STRING) AS `path`, CAST(NULL AS STRING) AS `entity_kind`, "
         f"CAST(NULL AS STRING) AS `entity_name` FROM {q(supp)} AS `s` "
         f"LEFT ANTI JOIN ({used}) AS `u` ON `s`.`_est` = `u`.`_est` AND `s`.`file` = `u`.`file` "

@@ -11,7 +11,7 @@ import sysconfig
 import venv
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 
 
 def build_wheel(work: Path) -> Path:
