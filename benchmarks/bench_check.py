@@ -120,6 +120,9 @@ def main() -> int:
         alone.parent.mkdir()
         alone.write_text(one.read_text())
         check = subprocess.run(exlint + ["."], cwd=repo, capture_output=True, text=True)
+        if check.returncode not in (0, 1):
+            print(f"exlint failed on the generated repo: {check.stderr.strip()}", file=sys.stderr)
+            return 2
         print(f"exlint on the generated repo: exit {check.returncode}; {check.stdout.strip().splitlines()[-1]}")
         subprocess.run(exlint + ["--root", str(repo), str(one)], cwd=repo, capture_output=True)  # warm the cache
         # the rename/delete case: a commit that deletes a server file one store still names
