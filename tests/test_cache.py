@@ -3,6 +3,7 @@ stale, never in the repository, harmless when corrupt."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import time
 from pathlib import Path
@@ -52,10 +53,10 @@ def test_cache_is_written_outside_the_repo_and_reused(tmp_path, monkeypatch):
     monkeypatch.setenv("EXLINT_CACHE_DIR", str(cache))
     repo = make(tmp_path / "repo")
     assert check(repo / "store.yaml")[0] == 0
-    files = list(cache.glob("records-*.json"))
+    files = list(cache.glob("records-*.marshal"))
     assert len(files) == 1
     assert not any(p.name.startswith("records-") for p in repo.rglob("*"))
-    entries = json.loads(files[0].read_text())["files"]
+    entries = marshal.loads(files[0].read_bytes())["files"]
     assert {Path(k).name for k in entries} == {"org.yaml", "a.yaml", "b.yaml"}
     assert check(repo / "store.yaml")[0] == 0
 
@@ -77,10 +78,14 @@ def test_corrupt_cache_is_ignored(tmp_path, monkeypatch):
     monkeypatch.setenv("EXLINT_CACHE_DIR", str(cache))
     repo = make(tmp_path / "repo")
     check(repo / "store.yaml")
-    (file,) = cache.glob("records-*.json")
-    file.write_text("{definitely not json")
+    (file,) = cache.glob("records-*.marshal")
+    file.write_text("{definitely not marshal")
     assert check(repo / "store.yaml")[0] == 0
-    file.write_text(json.dumps({"stamp": "other", "files": {"x": 1}}))
+    file.write_bytes(marshal.dumps({"stamp": "other", "files": {"x": 1}}))
+    assert check(repo / "store.yaml")[0] == 0
+    file.write_bytes(marshal.dumps(["a list, not the cache's mapping"]))
+    assert check(repo / "store.yaml")[0] == 0
+    file.write_bytes(marshal.dumps({"stamp": "x"})[:-3])  # cut short
     assert check(repo / "store.yaml")[0] == 0
 
 

@@ -286,18 +286,35 @@ def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = N
     ``directory`` that are config repos of their own are not entered but
     appended to it."""
     boundary = directory if boundary is None else boundary
-    # os.walk enters no directory link: every directory below is inside when the top is
+    # no directory link is entered: every directory below is inside when the top is
     parent_inside = not _leaves(directory, boundary)
-    for root, dirs, files in os.walk(directory, onerror=_unreadable):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        if other_roots is not None:
-            from linter.loading.scope import is_config_root
-
-            own = [d for d in dirs if is_config_root(os.path.join(root, d))]
-            other_roots.extend(os.path.join(root, d) for d in own)
-            dirs[:] = [d for d in dirs if d not in own]
-        for name in sorted(files):
-            yield checked(Path(root) / name, boundary, parent_inside)
+    if other_roots is not None:
+        from linter.loading.scope import is_config_root
+    pending = [os.fspath(directory)]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError as error:
+            _unreadable(error)
+        folders = []
+        for entry in entries:
+            # the directory listing's file types spare a stat per file; links get the full check
+            if entry.is_symlink():
+                if not entry.is_dir():  # a directory link is never entered, as os.walk does
+                    yield checked(Path(entry.path), boundary, parent_inside)
+            elif entry.is_dir(follow_symlinks=False):
+                if not entry.name.startswith("."):
+                    if other_roots is not None and is_config_root(entry.path):
+                        other_roots.append(entry.path)
+                    else:
+                        folders.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                yield Path(entry.path) if parent_inside else checked(Path(entry.path), boundary, parent_inside)
+            else:  # a FIFO, a socket, a device
+                yield checked(Path(entry.path), boundary, parent_inside)
+        pending.extend(reversed(folders))  # depth first, in sorted order
 
 
 def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: list[str] | None = None) -> list[Path]:
