@@ -14,31 +14,10 @@ from click.testing import CliRunner
 
 from linter.cli import cli
 
+from documents import ORG, SERVER, STORE
+
 REPO = Path(__file__).resolve().parent.parent
 
-ORG = """apiVersion: exlint/v1
-kind: Organization
-metadata: {name: contoso}
-spec:
-  hierarchies: [{name: Public Folders, type: MAPI}]
-  adminGroups: [{name: AG1, siteFolderServer: EX10-A}]
-  sites: [{name: London}]
-"""
-SERVER = """apiVersion: exlint/v1
-kind: Server
-metadata: {name: EX10-A}
-spec: {version: "2010", site: London, adminGroup: AG1, roles: [Mailbox], dag: D1}
-"""
-STORE = """apiVersion: exlint/v1
-kind: PublicFolderDatabase
-metadata:
-  name: {name}
-spec:
-  server: {server}
-  hierarchy: Public Folders
-  created: 2010-01-01
-  emailAddress: {name}@contoso.com
-"""
 FOREIGN = {
     "mkdocs.yml": "site_name: Exchange estate\nnav:\n  - Home: index.md\n",
     "docker-compose.yml": "services:\n  web:\n    image: nginx\n",
@@ -63,7 +42,7 @@ def repo(tmp_path):
     root = tmp_path / "repo"
     write(root / ".exlint.yaml", "{}\n")
     write(root / "estate" / "org.yaml", ORG)
-    write(root / "estate" / "server.yaml", SERVER)
+    write(root / "estate" / "server.yaml", SERVER.format(name="EX10-A"))
     write(root / "estate" / "a.yaml", STORE.format(name="PFDB-A", server="EX10-A"))
     write(root / "estate" / "b.yaml", STORE.format(name="PFDB-B", server="EX10-NOPE"))
     for name, text in FOREIGN.items():
@@ -257,7 +236,7 @@ def test_config_above_the_git_work_tree_is_ignored(tmp_path):
     write(tmp_path / ".exlint.yaml", "ignore: [EXL, REP, DUP, HIE]\n")
     repo = tmp_path / "repo"
     write(repo / "org.yaml", ORG)
-    write(repo / "server.yaml", SERVER)
+    write(repo / "server.yaml", SERVER.format(name="EX10-A"))
     write(repo / "b.yaml", STORE.format(name="PFDB-B", server="EX10-NOPE"))
     _git_init(repo)
     result = invoke("check", "--verbose", "--format", "json", repo / "b.yaml")
@@ -269,7 +248,7 @@ def test_config_above_the_git_work_tree_is_ignored(tmp_path):
 def test_git_work_tree_is_the_root_without_a_config(tmp_path):
     repo = tmp_path / "repo"
     write(repo / "org.yaml", ORG)
-    write(repo / "server.yaml", SERVER)
+    write(repo / "server.yaml", SERVER.format(name="EX10-A"))
     write(repo / "stores" / "a.yaml", STORE.format(name="PFDB-A", server="EX10-A"))
     _git_init(repo)
     result = invoke("check", "--format", "json", repo / "stores" / "a.yaml")
@@ -287,7 +266,7 @@ def test_pyproject_section_is_a_root(tmp_path):
     repo = tmp_path / "repo"
     write(repo / "pyproject.toml", "[tool.exlint]\nignore = ['EXL007']\n")
     write(repo / "org.yaml", ORG)
-    write(repo / "server.yaml", SERVER)
+    write(repo / "server.yaml", SERVER.format(name="EX10-A"))
     write(repo / "stores" / "b.yaml", STORE.format(name="PFDB-B", server="EX10-NOPE"))
     result = invoke("check", "--verbose", repo / "stores" / "b.yaml")
     assert result.exit_code == 0, result.output
@@ -302,7 +281,7 @@ def test_a_nested_config_repo_is_neither_context_nor_walked(tmp_path):
     write(repo / "a.yaml", STORE.format(name="PFDB-A", server="EX10-A"))
     write(repo / "lab" / ".exlint.yaml", "{}\n")
     write(repo / "lab" / "org.yaml", ORG)
-    write(repo / "lab" / "server.yaml", SERVER)
+    write(repo / "lab" / "server.yaml", SERVER.format(name="EX10-A"))
     _git_init(repo)
     named = json.loads(invoke("check", "--format", "json", repo / "a.yaml").stdout)
     assert "EXL007" in {f["rule"] for f in named["findings"]}  # EX10-A is the lab's server, not this estate's

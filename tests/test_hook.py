@@ -12,29 +12,8 @@ from click.testing import CliRunner
 
 from linter.cli import cli
 
-ORG = """apiVersion: exlint/v1
-kind: Organization
-metadata: {name: contoso}
-spec:
-  hierarchies: [{name: Public Folders, type: MAPI}]
-  adminGroups: [{name: AG1, siteFolderServer: EX10-A}]
-  sites: [{name: London}]
-"""
-SERVER = """apiVersion: exlint/v1
-kind: Server
-metadata: {{name: {name}}}
-spec: {{version: "2010", site: London, adminGroup: AG1, roles: [Mailbox], dag: D1}}
-"""
-STORE = """apiVersion: exlint/v1
-kind: PublicFolderDatabase
-metadata:
-  name: {name}
-spec:
-  server: {server}
-  hierarchy: Public Folders
-  created: 2010-01-01
-  emailAddress: {name}@contoso.com
-"""
+from documents import ORG, SERVER, STORE
+
 FOLDER = """apiVersion: exlint/v1
 kind: PublicFolder
 metadata: {{name: {name}}}
