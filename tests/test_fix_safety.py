@@ -3,8 +3,6 @@ keep what Exchange does today, `--unsafe-fixes` the others too; the text report
 marks what `--fix` would fix with [*] and counts both kinds."""
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -13,8 +11,8 @@ from linter.cli import cli
 from linter.fixing.spec import FixSpecError, parse_fix
 from linter.policy.packs import load_rules
 
-REPO = Path(__file__).resolve().parent.parent
-FIXTURES = REPO / "tests" / "fixtures" / "fix"
+from test_fix import estate, place  # noqa: F401 - the sample estate as the working directory
+
 RULES = load_rules()
 
 
@@ -22,20 +20,6 @@ def invoke(*args):
     result = CliRunner().invoke(cli, [str(a) for a in args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result
-
-
-@pytest.fixture
-def estate(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "estate"
-    shutil.copytree(REPO / "samples" / "estate", root)
-    monkeypatch.chdir(root)
-    return root
-
-
-def place(estate: Path, fixture: str, relative: str) -> Path:
-    target = estate / relative
-    shutil.copyfile(FIXTURES / fixture / Path(relative).name, target)
-    return target
 
 
 def test_every_builtin_fix_declares_its_safety():
