@@ -18,8 +18,6 @@ workspace path every run, each with a cache of its own).
 """
 from __future__ import annotations
 
-import hashlib
-import json
 import marshal
 import os
 import sys
@@ -41,11 +39,11 @@ def cache_dir() -> Path:
     return Path(base) / "exlint"
 
 
-def _store(path: Path, body, encode=lambda body: json.dumps(body).encode("utf-8")) -> None:
+def _store(path: Path, body) -> None:
     from linter.atomic import atomic_write
 
     try:
-        data = encode(body)
+        data = marshal.dumps(body)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(str(path), data, create=True)
     except (OSError, ValueError, TypeError):
@@ -53,6 +51,8 @@ def _store(path: Path, body, encode=lambda body: json.dumps(body).encode("utf-8"
 
 
 def _fingerprint() -> str:
+    import hashlib  # only runs that resolve references need it: a one-file run starts without it
+
     digest = hashlib.sha256(f"{FORMAT}|{__version__}|{sys.version}|{marshal.version}".encode())
     for path in [_TABLES_FILE, *sorted(schemas_dir().glob("*.json"))]:
         digest.update(path.read_bytes())
@@ -61,6 +61,8 @@ def _fingerprint() -> str:
 
 class RecordCache:
     def __init__(self, root: Path):
+        import hashlib
+
         key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
         self.path = cache_dir() / f"records-{key}.marshal"
         self.stamp = _fingerprint()
@@ -109,7 +111,7 @@ class RecordCache:
 
     def save(self) -> None:
         if self.dirty:
-            _store(self.path, {"stamp": self.stamp, "files": self.entries}, marshal.dumps)
+            _store(self.path, {"stamp": self.stamp, "files": self.entries})
             self.dirty = False
         else:
             _touch(self.path)  # used: the eviction keeps the most recently used
@@ -137,47 +139,72 @@ def _evict(directory: Path, pattern: str, keep: int) -> None:
 
 
 class ParsedFileCache:
-    """Parsed YAML data of small, often-read files (rule packs), as JSON, for
-    the start-up of a one-file hook run. Data that does not survive a JSON round
-    trip unchanged (integer keys, dates) is simply not cached."""
+    """Parsed YAML data of small, often-read files (rule packs, model tables),
+    for the start-up of a one-file hook run. Each entry holds its data as marshal
+    bytes, so every ``get`` returns fresh objects (callers may change them);
+    dates, which marshal cannot hold, are tagged, and only entries that hold
+    some pay for the walk that restores them."""
 
     def __init__(self, name: str):
-        self.path = cache_dir() / f"{name}-{FORMAT}-{__version__}.json"
-        self.entries: dict[str, dict] = {}
+        self.name = name
+        self.path = cache_dir() / f"{name}-{FORMAT}-{__version__}.marshal"
+        self.entries: dict = {}
         self.dirty = False
         try:
-            body = json.loads(self.path.read_text(encoding="utf-8"))
-            if isinstance(body, dict):
-                self.entries = body
-        except (OSError, ValueError):
+            with open(self.path, "rb") as handle:
+                body = marshal.loads(handle.read())
+            if isinstance(body, dict) and body.get("stamp") == _python_stamp():
+                self.entries = body.get("entries") if isinstance(body.get("entries"), dict) else {}
+        except (OSError, ValueError, EOFError, TypeError):
             pass
 
     def get(self, path: Path):
         entry = self.entries.get(str(path.resolve()))
-        if entry is None or entry.get("signature") != RecordCache._signature(path):
+        if not isinstance(entry, dict) or entry.get("signature") != RecordCache._signature(path):
             return None
         try:
-            return _decode(entry.get("data"))
-        except (TypeError, ValueError, KeyError):
+            data = marshal.loads(entry["data"])
+            return _decode(data) if entry.get("tagged") else data
+        except (TypeError, ValueError, KeyError, EOFError):
             return None
 
     def put(self, path: Path, data) -> None:
         try:
-            encoded = _encode(data)
-            if _decode(json.loads(json.dumps(encoded))) != data:
-                return
-        except (TypeError, ValueError, KeyError):
-            return
-        data = encoded
+            tagged = _has_dates(data)
+            stored = marshal.dumps(_encode(data) if tagged else data)
+        except (TypeError, ValueError, KeyError, RecursionError):
+            return  # not plain data: simply not cached
         signature = RecordCache._signature(path)
         if signature is not None:
-            self.entries[str(path.resolve())] = {"signature": signature, "data": data}
+            self.entries[str(path.resolve())] = {"signature": signature, "data": stored, "tagged": tagged}
             self.dirty = True
 
     def save(self) -> None:
         if self.dirty:
-            _store(self.path, self.entries)
+            _store(self.path, {"stamp": _python_stamp(), "entries": self.entries})
             self.dirty = False
+            _evict(self.path.parent, f"{self.name}-*", 1)  # what other exlint versions and formats wrote
+
+
+def _python_stamp() -> str:
+    """marshal's format is the interpreter's: an entry is read only by the Python that wrote it."""
+    return f"{sys.version}|{marshal.version}"
+
+
+def _has_dates(value) -> bool:
+    import datetime
+
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+            stack.extend(item)
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, (datetime.date, datetime.datetime)):
+            return True
+    return False
 
 
 _PAIRS, _DATE = "\u0000pairs", "\u0000date"

@@ -2,10 +2,9 @@
 setting's path, never line numbers. Used by baselines and SARIF."""
 from __future__ import annotations
 
-import hashlib
-
-
 def fingerprint(finding) -> str:
+    import hashlib  # imported when used: a plain check never fingerprints
+
     if finding.entity is not None:
         parts = [finding.rule, finding.entity.kind, finding.entity.name.lower(), finding.path or ""]
         # several findings of one rule on one setting differ by what they name

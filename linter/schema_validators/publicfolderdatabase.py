@@ -3,7 +3,7 @@
 VERSION = "2.22.3"
 from decimal import Decimal
 import re
-from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException
+from linter.schema_validators._exceptions import JsonSchemaValueException, JsonSchemaValuesException
 
 
 REGEX_PATTERNS = {
