@@ -99,16 +99,30 @@ def timed(command: list[str], repeat: int, cwd: Path) -> float:
     return statistics.median(samples)
 
 
+def _exlint_command() -> list[str]:
+    """The console script a hook runs (as yamllint is run), when it sits beside
+    this interpreter and runs this checkout's code; else `python -m linter`."""
+    script = Path(sys.executable).with_name("exlint")
+    here = Path(__file__).resolve().parent.parent / "linter" / "__init__.py"
+    where = subprocess.run([sys.executable, "-c", "import linter; print(linter.__file__)"], cwd=tempfile.gettempdir(),
+                           capture_output=True, text=True).stdout.strip()
+    if script.is_file() and where and Path(where).resolve() == here:
+        return [str(script)]
+    return [sys.executable, "-m", "linter"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stores", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    yamllint = shutil.which("yamllint")
+    beside = Path(sys.executable).with_name("yamllint")  # not a shim (pyenv's would add its own start-up)
+    yamllint = str(beside) if beside.is_file() else shutil.which("yamllint")
     if yamllint is None:
         print("yamllint is not installed: pip install yamllint", file=sys.stderr)
         return 2
-    exlint = [sys.executable, "-m", "linter", "check"]
+    exlint = [*_exlint_command(), "check"]
+    print(f"exlint: {' '.join(exlint)}")
     os.environ.setdefault("EXLINT_CACHE_DIR", tempfile.mkdtemp(prefix="exlint-bench-cache-"))
     # Installed tools run from byte-compiled modules; measure both that way (a
     # PYTHONDONTWRITEBYTECODE environment would make both recompile every run).

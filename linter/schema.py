@@ -6,7 +6,6 @@ and replication names are read from their ``properties``.
 """
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import replace
 from functools import lru_cache
@@ -190,6 +189,8 @@ def known_names(kind: str, mapping: str) -> tuple[str, ...]:
 
 def _suggest(word: str, candidates) -> str | None:
     lowered = {c.lower(): c for c in candidates}
+    import difflib  # for messages about mistakes only
+
     match = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
     return lowered[match[0]] if match else None
 
