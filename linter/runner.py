@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from linter.config import Config, Discovery, check_rule_ids, discover_root, read_config
@@ -51,6 +51,13 @@ class Result:
     discovery: Discovery | None = None
     notes: list[str] = field(default_factory=list)  # one-line remarks for standard error
     fail_on: str = "error"  # the run's threshold, for reports that fail (JUnit)
+    roots: list[str] = field(default_factory=list)  # when the paths spanned several config repos
+
+    def one_repo(self, what: str) -> None:
+        """InputError when this run spanned several config repos (``what`` cannot)."""
+        if self.roots:
+            raise InputError(f"{what} works on one config repo at a time, and these paths span {len(self.roots)} "
+                             f"({', '.join(self.roots)}): run it on each")
 
     def counts(self) -> dict[str, int]:
         counts = {"error": 0, "warning": 0, "info": 0}
@@ -144,10 +151,52 @@ OTHER_ROOT_NOTE = ("{path} not linted: it is a config repo of its own (.exlint.y
 
 
 def lint(options: Options, progress=None) -> Result:
+    """Lint the paths given. Paths that belong to different config repos (each
+    root found as :func:`resolve_setup` finds it: a pre-commit run in a
+    repository holding several estates, or `check estate-a estate-b`) are linted
+    each with its own configuration and references, and reported together."""
     if progress is None:
         from linter.progress import null
 
         progress = null()
+    groups = _by_root(options)
+    if len(groups) <= 1:
+        return _lint_one(options, progress)
+    merged = _merge([_lint_one(replace(options, paths=paths), progress) for paths in groups.values()])
+    merged.roots = [str(root) if root else "(no root)" for root in groups]
+    return merged
+
+
+def _by_root(options: Options) -> dict:
+    """{config repo root (or None): the paths under it}, in the order given."""
+    if options.root or len(options.paths) <= 1:
+        return {None: options.paths}
+    groups: dict = {}
+    known: dict[str, object] = {}
+    for raw in options.paths:
+        folder = os.path.abspath(raw if os.path.isdir(raw) else os.path.dirname(raw) or ".")
+        if folder not in known:
+            known[folder] = discover_root(Path(folder)).root
+        groups.setdefault(known[folder], []).append(raw)
+    return groups
+
+
+def _merge(results: list[Result]) -> Result:
+    """One report of several config repos' runs; the first one's configuration
+    decides what fails (``fail_on``), as its root was found first."""
+    first = results[0]
+    merged = Result(sort_findings([f for r in results for f in r.findings]), sum(r.files for r in results),
+                    sum(r.documents for r in results), first.config, {k: v for r in results for k, v in r.rules.items()},
+                    None, first.root, [lf for r in results for lf in r.loaded],
+                    {p for r in results for p in r.reported_files},
+                    skipped=[p for r in results for p in r.skipped], discovery=first.discovery)
+    merged.discovery = Discovery(first.root, first.config.path,
+                                 "; ".join(f"{r.discovery.reason}" for r in results if r.discovery))
+    merged.notes = list(dict.fromkeys(note for r in results for note in r.notes))
+    return merged
+
+
+def _lint_one(options: Options, progress) -> Result:
     root, config, discovery = resolve_setup(options)
     rules = _load_checked_rules(config, options)
     named = set() if options.hook else {os.path.abspath(p) for p in options.paths if not os.path.isdir(p)}

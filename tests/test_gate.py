@@ -293,6 +293,24 @@ def test_a_nested_config_repo_is_neither_context_nor_walked(tmp_path):
     assert invoke("check", repo / "lab").exit_code == 0  # clean on its own
 
 
+def test_paths_of_two_config_repos_are_each_linted_with_their_own_references(tmp_path):
+    # one call (a hook's, or `check a b`) naming files of two estates: neither lends the other names
+    for estate, server in (("east", "EX10-A"), ("west", "EX10-B")):
+        write(tmp_path / estate / ".exlint.yaml", "{}\n")
+        write(tmp_path / estate / "org.yaml", ORG.replace("EX10-A", server))
+        write(tmp_path / estate / "server.yaml", SERVER.format(name=server))
+    east = write(tmp_path / "east" / "store.yaml", STORE.format(name="PFDB-E", server="EX10-A"))
+    west = write(tmp_path / "west" / "store.yaml", STORE.format(name="PFDB-W", server="EX10-A"))  # east's server
+    result = invoke("check", "--format", "json", east, west)
+    body = json.loads(result.stdout)
+    assert [(f["rule"], f["file"]) for f in body["findings"]] == [("EXL007", str(west))], body["findings"]
+    assert body["summary"]["files"] == 2
+    assert invoke("check", "--format", "json", tmp_path / "east", tmp_path / "west").exit_code == 1
+    refused = invoke("check", "--fix", east, west)
+    assert refused.exit_code == 2 and "one config repo at a time" in refused.stderr, refused.output
+    assert invoke("check", "--format", "json", east).exit_code == 0
+
+
 # --------------------------------------------------------------------- colour
 
 @pytest.mark.parametrize("args,env,coloured", [

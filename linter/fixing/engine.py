@@ -507,6 +507,7 @@ def run(result, options, write: bool, echo: Callable[[str], None], out: Callable
     """`check --fix` (write=True) or `--diff` (write=False), with the unsafe fixes
     too when ``unsafe``. Returns the result to report (re-linted) and whether a
     file could not be written."""
+    result.one_repo("--diff" if not write else "--fix")
     outcome = fix_result(result, options, unsafe=unsafe)
     for path, reason in sorted(outcome.skipped.items()):
         echo(f"exlint: {path}: {reason}")
