@@ -495,14 +495,14 @@ def test_old_record_caches_are_evicted(tmp_path, monkeypatch):
     cache.mkdir()
     monkeypatch.setenv("EXLINT_CACHE_DIR", str(cache))
     for number in range(KEEP_RECORD_CACHES + 5):  # other workspaces' caches, older
-        old = cache / f"records-{number:016x}.json"
+        old = cache / f"records-{number:016x}.marshal"
         old.write_text("{}")
         os.utime(old, (1_000_000 + number, 1_000_000 + number))
     repo = make(tmp_path / "repo")
     assert check(repo / "store.yaml")[0] == 0
-    left = sorted(p.name for p in cache.glob("records-*.json"))
+    left = sorted(p.name for p in cache.glob("records-*"))
     assert len(left) == KEEP_RECORD_CACHES
-    newest_old = {f"records-{n:016x}.json" for n in range(5 + 1, KEEP_RECORD_CACHES + 5)}
+    newest_old = {f"records-{n:016x}.marshal" for n in range(5 + 1, KEEP_RECORD_CACHES + 5)}
     assert newest_old < set(left)  # the most recently used ones stay, this repo's among them
 
 
