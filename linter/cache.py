@@ -24,8 +24,7 @@ import sys
 from pathlib import Path
 
 from linter import __version__
-from linter.model.tables import _TABLES_FILE
-from linter.resources import schemas_dir
+from linter.resources import model_tables_file, schemas_dir
 
 FORMAT = 3  # 2: signatures with device, inode and change time; 3: records in marshal
 KEEP_RECORD_CACHES = 8
@@ -54,7 +53,7 @@ def _fingerprint() -> str:
     import hashlib  # only runs that resolve references need it: a one-file run starts without it
 
     digest = hashlib.sha256(f"{FORMAT}|{__version__}|{sys.version}|{marshal.version}".encode())
-    for path in [_TABLES_FILE, *sorted(schemas_dir().glob("*.json"))]:
+    for path in [model_tables_file(), *sorted(schemas_dir().glob("*.json"))]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -10,20 +10,8 @@ import sys
 import click
 
 from linter import __version__
-
-FORMATS = ("text", "json", "sarif", "junit", "github", "html")
-SEVERITY_CHOICE = click.Choice(["error", "warning", "info"])
-FAIL_ON_CHOICE = click.Choice(["error", "warning", "info", "never"])
-
-
-class ExitError(click.ClickException):
-    exit_code = 2
-
-    def show(self, file=None):
-        from linter.textsafe import printable
-
-        click.echo(f"exlint: error: {printable(self.message)}", err=True)
-
+from linter.options import FORMATS, ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, \
+    select_option, split_rule_ids
 
 def _renderer(name: str):
     import importlib
@@ -89,15 +77,14 @@ def cli():
 @click.option("--output", "outputs", multiple=True, type=click.Path(dir_okay=False),
               help="Write a report to this file (repeatable); its extension names the format "
                    "(.sarif, .json, .xml/.junit, .html, .txt) unless a --format says otherwise.")
-@click.option("--fail-on", type=FAIL_ON_CHOICE, default=None,
-              help="Exit 1 when a finding at or above this severity remains (default: error; never: always 0).")
-@click.option("--select", multiple=True, help="Only these rule IDs or prefixes (repeatable; comma-separated too).")
-@click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes (repeatable; comma-separated too).")
+@fail_on_option
+@select_option
+@ignore_option
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (default: the nearest .exlint.yaml or [tool.exlint] "
                    "upward, not above the git work tree).")
 @click.option("--root", type=click.Path(file_okay=False),
               help="Config repo root: load it all to resolve references, report only PATHS.")
-@click.option("--no-inline-suppressions", is_flag=True, help="Ignore '# exlint: disable=' comments (for audits).")
+@no_inline_suppressions_option
 @click.option("--no-cache", is_flag=True,
               help="Re-read every file of the config repo (the record cache is in ~/.cache/exlint).")
 @click.option("--baseline", type=click.Path(dir_okay=False),
@@ -142,7 +129,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         raise ExitError("--unsafe-fixes applies with --fix or --diff: add one of them")
     options = Options(
         paths=list(paths), root=root, config=config,
-        select=_split(select), ignore=_split(ignore),
+        select=split_rule_ids(select), ignore=split_rule_ids(ignore),
         inline_suppressions=not no_inline_suppressions,
         use_cache=not no_cache, allow_empty=allow_empty, hook=hook,
     )
@@ -230,10 +217,6 @@ def _explain_run(result, verbose: bool) -> None:
     if verbose:
         for path in result.skipped:
             click.echo(f"exlint: skipped {path}: not an exlint document", err=True)
-
-
-def _split(values) -> tuple[str, ...]:
-    return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 
 
 def _load_rules_or_exit(config_path=None):

@@ -23,3 +23,8 @@ def rules_dir() -> Path:
 
 def schemas_dir() -> Path:
     return data_dir("schemas")
+
+
+def model_tables_file() -> Path:
+    """The model's tables (linter/model/tables.yaml): the fields every engine reads."""
+    return _PACKAGE_DIR / "model" / "tables.yaml"

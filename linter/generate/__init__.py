@@ -9,6 +9,8 @@ import sys
 
 import click
 
+from linter.suffixes import JSONL_SUFFIXES
+
 
 @click.command(name="generate")
 @click.option("--servers", type=click.IntRange(min=6), default=200, show_default=True,
@@ -43,7 +45,7 @@ def generate_command(servers, seed, defect_rate, fmt, output, force, overwrite, 
             click.echo(f"{i.id:<{width}}  {i.rule}  {i.level:<10}  {i.title}")
         return
     if fmt is None:
-        fmt = "jsonl" if output and output.endswith((".jsonl", ".ndjson")) else "yaml"
+        fmt = "jsonl" if output and output.endswith(JSONL_SUFFIXES) else "yaml"
     if output is None:
         output = "estate.jsonl" if fmt == "jsonl" else "estate"
     try:

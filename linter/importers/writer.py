@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from linter.atomic import atomic_write
 from linter.loading import refusal
+from linter.suffixes import YAML_SUFFIXES
 from linter.textsafe import printable
 
 import codecs
@@ -328,7 +329,7 @@ class OutputTree:
         paths = []
         for directory, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            paths += [Path(directory, f) for f in filenames if f.endswith((".yaml", ".yml")) and not f.startswith(".")]
+            paths += [Path(directory, f) for f in filenames if f.endswith(YAML_SUFFIXES) and not f.startswith(".")]
         for path in sorted(paths):
             tree._load_file(path)
         return tree

@@ -3,22 +3,21 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 import yaml
 
 from linter.findings import Finding, format_path
+from linter.loading.documents import Document, LoadedFile
 from linter.loading.fast_yaml import SAFE_COMPOSE_DEPTH, BoundError, check_depth, may_nest_deeper
 from linter.loading.nodes import MAX_DEPTH, ConstructError, construct
 from linter.loading.text import TextError, decode, split_documents
+from linter.suffixes import JSONL_SUFFIXES, YAML_SUFFIXES  # noqa: F401 - part of this module's API
 
-YAML_SUFFIXES = (".yaml", ".yml")
 # The largest file read (docs/security.md): a 20 MB file of store documents takes
 # about 1.2 times a bare C compose of it and 760 MB.
 MAX_FILE_BYTES = 32 * 2**20
-JSONL_SUFFIXES = (".jsonl", ".ndjson")  # read a document per line (linter.loading.jsonl)
 
 try:  # the C loader is several times faster; fall back for exotic builds
     from yaml import CSafeLoader as _Loader
@@ -114,38 +113,6 @@ def read_regular(path: str | os.PathLike, limit: int | None = None) -> bytes:
 def read_regular_text(path: str | os.PathLike) -> str:
     """UTF-8 text of a regular file (rule packs, configuration)."""
     return read_regular(path).decode("utf-8")
-
-
-@dataclass
-class Document:
-    file: str
-    index: int  # 0-based position of the document in its file
-    line: int
-    column: int
-    data: Any
-    marks: dict[str, tuple[int, int]]  # dotted path ("spec.replicas[1]") -> (line, column)
-    key_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # where mapping keys are written
-
-    def key_position(self, path: tuple) -> tuple[int, int]:
-        """Where the key of ``path`` is written (an unknown or misspelt key is reported there)."""
-        mark = self.key_marks.get(format_path(path))
-        return mark if mark is not None else self.position(path)
-
-    def position(self, path: tuple) -> tuple[int, int]:
-        """Where ``path`` is written, or its nearest written ancestor."""
-        for cut in range(len(path), -1, -1):
-            mark = self.marks.get(format_path(path[:cut]))
-            if mark is not None:
-                return mark
-        return self.line, self.column
-
-
-@dataclass
-class LoadedFile:
-    path: str
-    text: str | None
-    documents: list[Document] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
 
 
 def _syntax_finding(path: str, rule: str, message: str, line: int, column: int) -> Finding:

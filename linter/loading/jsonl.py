@@ -8,7 +8,7 @@ import json
 import re
 
 from linter.findings import Finding, format_path
-from linter.loading import Document, LoadedFile
+from linter.loading.documents import Document, LoadedFile
 from linter.loading.nodes import MAX_DEPTH, MAX_INT_TEXT, OversizedInt
 
 

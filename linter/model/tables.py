@@ -12,8 +12,8 @@ import re
 from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.model import units
+from linter.resources import model_tables_file
 
-_TABLES_FILE = Path(__file__).with_name("tables.yaml")
 
 SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count", "dn_name"}
 LIST_TYPES = {"names", "enums"}
@@ -97,10 +97,11 @@ def load_tables() -> dict[str, TableSpec]:
     from linter.cache import parsed_file_cache
 
     cache = parsed_file_cache("tables")
-    raw = cache.get(_TABLES_FILE)
+    tables_file = model_tables_file()
+    raw = cache.get(tables_file)
     if raw is None:
-        raw = _yaml_load(_TABLES_FILE.read_text(encoding="utf-8"))
-        cache.put(_TABLES_FILE, raw)
+        raw = _yaml_load(tables_file.read_text(encoding="utf-8"))
+        cache.put(tables_file, raw)
         cache.save()
     tables: dict[str, TableSpec] = {}
     for table_name, body in raw.items():

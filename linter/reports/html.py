@@ -87,9 +87,9 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from linter import __version__
-from linter.findings import Entity, Finding
+from linter.findings import SEVERITIES, Entity, Finding
+from linter.suffixes import JSONL_SUFFIXES, PARQUET_SUFFIXES
 
-SEVERITIES = ("error", "warning", "info")
 ROW_LIMIT = 500
 FINDINGS_LIMIT = 5000  # rows of the findings list; the rest is counted, not listed
 TOP = 20
@@ -431,8 +431,8 @@ def _int(value) -> int | None:
         return None
 
 
-_JSONL = (".jsonl", ".ndjson", ".json")
-_PARQUET = (".parquet", ".parq")
+_JSONL = (*JSONL_SUFFIXES, ".json")  # a --format json file too
+_PARQUET = PARQUET_SUFFIXES
 
 
 def load_findings(path: str | os.PathLike) -> list[Finding]:

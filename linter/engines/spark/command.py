@@ -8,17 +8,9 @@ from pathlib import Path
 
 import click
 
-SEVERITY_ORDER = {"info": 0, "warning": 1, "error": 2}
-
-
-class EstateError(click.ClickException):
-    exit_code = 2
-
-    def show(self, file=None):
-        from linter.textsafe import printable
-
-        click.echo(f"exlint: error: {printable(self.message)}", err=True)
-
+from linter.findings import SEVERITY_RANK
+from linter.options import ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, select_option, \
+    split_rule_ids
 
 @click.command(name="estate")
 @click.argument("inventory", nargs=-1, required=True, type=click.Path())
@@ -36,12 +28,11 @@ class EstateError(click.ClickException):
 @click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report of the estate here.")
 @click.option("--compare", type=click.Path(exists=True),
               help="Earlier findings (an --output directory, or a --format json file): the report shows new and fixed.")
-@click.option("--fail-on", type=click.Choice(["error", "warning", "info", "never"]), default=None,
-              help="Exit 1 when a finding at or above this severity remains (default: error; never: always 0).")
-@click.option("--select", multiple=True, help="Only these rule IDs or prefixes.")
-@click.option("--ignore", multiple=True, help="Skip these rule IDs or prefixes.")
+@fail_on_option
+@select_option
+@ignore_option
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (.exlint.yaml).")
-@click.option("--no-inline-suppressions", is_flag=True, help="Ignore '# exlint: disable=' comments (for audits).")
+@no_inline_suppressions_option
 @click.option("--parse", type=click.Choice(["auto", "sql", "python"]), default="auto", show_default=True,
               help="Where JSON Lines and Parquet are parsed and validated: in Spark SQL (executors run no Python "
                    "for clean lines), in Python, or auto (SQL from 256 MB of input). The findings are the same.")
@@ -117,7 +108,7 @@ def _fail(exc: BaseException, log, state: dict) -> None:
         message = f"internal error ({type(exc).__name__}: {first}); please report it with the log"
     if state.get("started_spark"):
         _stop_spark()
-    raise EstateError(f"{message} (details: {log})")
+    raise ExitError(f"{message} (details: {log})")
 
 
 def _interrupted(state: dict) -> None:
@@ -195,7 +186,6 @@ def _kill_tree(pid: int) -> None:
 
 def _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,
             fail_on, select, ignore, config, no_inline_suppressions, parse, quiet, log, state: dict) -> int:
-    from linter.cli import _split
     from linter.config import Config, ConfigError, read_config
     from linter.engines.spark.session import SessionError, SessionOptions, build_session, check_java, \
         parse_conf, require_pyspark
@@ -213,7 +203,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         configuration = read_config(Path(config)) if config else Config()
         rules = load_rules(configuration.rule_dirs, configuration.options)
     except (SessionError, ConfigError, PackError) as exc:
-        raise EstateError(str(exc)) from None
+        raise ExitError(str(exc)) from None
     from linter.engines.spark import job
     from linter.engines.spark.executors import ExecutorError, check_executors
     from linter.engines.spark.inventory import discover_inputs
@@ -224,7 +214,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         try:
             check_target(output_dir, inventory)
         except OutputError as exc:
-            raise EstateError(str(exc)) from None
+            raise ExitError(str(exc)) from None
     # a Spark job reports nothing for minutes: the ticker keeps the elapsed time moving,
     # and in a log a line every HEARTBEAT seconds says the job is alive and where it is
     progress = state["progress"] = Progress(enabled=not quiet, ticker=True, heartbeat=HEARTBEAT)
@@ -232,7 +222,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         progress.stage("load", unit="files")
         inputs = discover_inputs(inventory, fmt=input_format)
         if not inputs:
-            raise EstateError(f"no inventory files (*.yaml, *.jsonl, *.parquet) under {', '.join(inventory)}")
+            raise ExitError(f"no inventory files (*.yaml, *.jsonl, *.parquet) under {', '.join(inventory)}")
         progress.advance(len(inputs))
         progress.stage("start Spark")
         state["started_spark"] = not _spark_running()
@@ -240,12 +230,12 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         if not remote and not job.is_local(spark):
             progress.stage("check executors")
             check_executors(spark)
-        run = job.run(spark, inputs, rules, configuration, _split(select), _split(ignore), user_conf=options.conf,
+        run = job.run(spark, inputs, rules, configuration, split_rule_ids(select), split_rule_ids(ignore), user_conf=options.conf,
                       progress=progress, inline_suppressions=not no_inline_suppressions,
                       native={"auto": None, "sql": True, "python": False}[parse], stages=follower(spark))
     except (SessionError, InputError, ExecutorError) as exc:
         progress.done(summary=False)
-        raise EstateError(str(exc)) from None
+        raise ExitError(str(exc)) from None
     try:
         findings = run.findings
         progress.stage("write", unit="findings")
@@ -253,11 +243,11 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             try:
                 write_findings(findings.drop("_est"), output_dir, output_format, inventory)
             except OutputError as exc:
-                raise EstateError(str(exc)) from None
+                raise ExitError(str(exc)) from None
             except Exception as exc:  # noqa: BLE001 - Spark's write errors are long Java traces
                 from linter.engines.spark.failures import describe
 
-                raise EstateError(f"{output_dir}: the findings could not be written: {describe(exc)}") from None
+                raise ExitError(f"{output_dir}: the findings could not be written: {describe(exc)}") from None
         summary = _summary(findings, run)
         progress.advance(sum(summary["severity"].values()))
         progress.done()
@@ -269,7 +259,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             _print_findings(findings, fmt, summary)
         threshold = fail_on or configuration.fail_on or "error"
         failed = threshold != "never" and any(
-            SEVERITY_ORDER[s] >= SEVERITY_ORDER[threshold] and n for s, n in summary["severity"].items())
+            SEVERITY_RANK[s] >= SEVERITY_RANK[threshold] and n for s, n in summary["severity"].items())
     finally:
         run.close()
     return 1 if failed else 0
@@ -380,7 +370,7 @@ def _write_report(spark, run, rules, path: str, compare: str | None, summary: di
     try:
         atomic_write(path, render_html(data).encode("utf-8"), create=True)
     except OSError as exc:
-        raise EstateError(f"{path}: cannot write the report: {exc.strerror or exc}") from None
+        raise ExitError(f"{path}: cannot write the report: {exc.strerror or exc}") from None
 
 
 def _previous_findings(spark, location: str):

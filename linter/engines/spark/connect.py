@@ -37,36 +37,10 @@ def _batches(rows, schema, arrow_schema, size=2000):
         yield pa.RecordBatch.from_pylist(buffer, schema=arrow_schema)
 
 
-def _parse_tasks(schema_json: str):
-    def run(batches):
-        from pyspark import TaskContext
-        from pyspark.sql.pandas.types import to_arrow_schema
-        from pyspark.sql.types import StructType
-
-        from linter.engines.spark.inventory import Emitter, _jsonl_rows, _yaml_rows
-
-        schema = StructType.fromJson(json.loads(schema_json))
-        arrow_schema = to_arrow_schema(schema)
-        context = TaskContext.get()
-        emit = Emitter(context.partitionId() if context else 0)
-
-        def rows():
-            for batch in batches:
-                for task in batch.to_pylist():
-                    if task["kind"] == "yaml":
-                        yield from _yaml_rows(emit, (task["est"], task["path"], task["display"]))
-                    else:
-                        yield from _jsonl_rows(emit, (task["est"], task["path"], task["display"], task["start"],
-                                                      task["stop"], task["first"]))
-
-        yield from _batches(rows(), schema, arrow_schema)
-    return run
-
-
 def _parse_rows(schema_json: str, partition, shift: int):
-    """mapInArrow function running ``partition(index, rows)`` (inventory's Parquet or
-    left-over-lines code) on the input rows; ``shift``: added to the partition index
-    (row ids of later inputs must not collide with earlier ones)."""
+    """mapInArrow function running ``partition(index, rows)`` on the input rows (as
+    dicts); ``shift``: added to the partition index (row ids of later inputs must
+    not collide with earlier ones)."""
     def run(batches):
         from pyspark import TaskContext
         from pyspark.sql.pandas.types import to_arrow_schema
@@ -81,8 +55,12 @@ def _parse_rows(schema_json: str, partition, shift: int):
     return run
 
 
-def union_frame(spark, inputs, schema, yaml_tasks, jsonl_tasks, parquet_frame=None, lines=None):
-    """The union DataFrame of inventory.read_inventory, built with mapInArrow."""
+def union_frame(spark, schema, yaml_tasks, jsonl_tasks, task_partition, inputs):
+    """The union DataFrame of inventory.read_inventory, built with mapInArrow.
+    ``task_partition(index, tasks)``: the union rows of parse tasks (dicts with
+    TASK_SCHEMA's keys); ``inputs``: (DataFrame, partition(index, rows), index
+    shift) of further rows to parse (the lines native.py left, Parquet rows).
+    Inventory's code is passed in, so this module stays Arrow plumbing only."""
     tasks = [("yaml", est, path, display, 0, 0, 0, i) for i, (est, path, display) in enumerate(yaml_tasks)]
     tasks += [("jsonl", est, path, display, start, stop, first, len(tasks) + i)
               for i, (est, path, display, start, stop, first) in enumerate(jsonl_tasks)]
@@ -91,16 +69,9 @@ def union_frame(spark, inputs, schema, yaml_tasks, jsonl_tasks, parquet_frame=No
     if tasks:
         frame = spark.createDataFrame(tasks, TASK_SCHEMA)
         frame = frame.repartition(max(1, min(len(tasks), 8)), "slot")
-        frames.append(frame.mapInArrow(_parse_tasks(schema_json), schema))
-    if lines is not None:  # JSON lines the SQL path left to Python (native.py)
-        from linter.engines.spark.inventory import lines_partition
-
-        frames.append(lines.mapInArrow(_parse_rows(schema_json, lines_partition, 1 << 20), schema))
-    if parquet_frame is not None:
-        frame, files, columns = parquet_frame
-        from linter.engines.spark.inventory import _parquet_partition
-
-        frames.append(frame.mapInArrow(_parse_rows(schema_json, _parquet_partition(files, columns), 2 << 20), schema))
+        frames.append(frame.mapInArrow(_parse_rows(schema_json, task_partition, 0), schema))
+    for frame, partition, shift in inputs:
+        frames.append(frame.mapInArrow(_parse_rows(schema_json, partition, shift), schema))
     if not frames:
         return spark.createDataFrame([], schema)
     union = frames[0]

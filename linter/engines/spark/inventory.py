@@ -30,9 +30,9 @@ from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
 from linter.runner import display_path
 from linter.schema import validate_document, with_owner
+from linter.suffixes import PARQUET_SUFFIXES
 from linter.suppressions import parse_suppressions
 
-PARQUET_SUFFIXES = (".parquet", ".parq")
 FINDING_TAG, STATS_TAG, SUPPRESSION_TAG = "F", "S", "X"
 CHUNK_BYTES = 8 * 1024 * 1024  # JSON Lines files are cut into ranges of about this size
 _RID_SHIFT = 36  # row id = partition index << 36 | counter
@@ -315,6 +315,17 @@ def _tasks_partition(kind: str):
     return run
 
 
+def _connect_tasks_partition(index, tasks):
+    """_tasks_partition for Spark Connect, whose tasks are rows of connect.TASK_SCHEMA."""
+    emit = Emitter(index)
+    for task in tasks:
+        if task["kind"] == "yaml":
+            yield from _yaml_rows(emit, (task["est"], task["path"], task["display"]))
+        else:
+            yield from _jsonl_rows(emit, (task["est"], task["path"], task["display"], task["start"], task["stop"],
+                                          task["first"]))
+
+
 # -- the DataFrames ------------------------------------------------------------------
 @dataclass
 class Inventory:
@@ -410,11 +421,14 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
     if connect:  # no RDDs: the same partition code through mapInArrow
         from linter.engines.spark.connect import union_frame
 
-        if native:
-            parquet_frame = parquet_rest
-        else:
-            parquet_frame = _parquet_frame(spark, parquet) if parquet else None
-        union = union_frame(spark, inputs, schema, yaml_tasks, tasks, parquet_frame, lines)
+        rest = parquet_rest if native else (_parquet_frame(spark, parquet) if parquet else None)
+        more = []
+        if lines is not None:
+            more.append((lines, lines_partition, offset))
+        if rest is not None:
+            frame, files, columns_ = rest
+            more.append((frame, _parquet_partition(files, columns_), 2 * offset))
+        union = union_frame(spark, schema, yaml_tasks, tasks, _connect_tasks_partition, more)
     else:
         sc = spark.sparkContext
         parts = []

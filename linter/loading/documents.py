@@ -1,0 +1,41 @@
+"""What loading produces: documents that remember where each value is written,
+and the files they came from. A leaf module: every reader (YAML, JSON Lines)
+builds these without importing another reader."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from linter.findings import Finding, format_path
+
+
+@dataclass
+class Document:
+    file: str
+    index: int  # 0-based position of the document in its file
+    line: int
+    column: int
+    data: Any
+    marks: dict[str, tuple[int, int]]  # dotted path ("spec.replicas[1]") -> (line, column)
+    key_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # where mapping keys are written
+
+    def key_position(self, path: tuple) -> tuple[int, int]:
+        """Where the key of ``path`` is written (an unknown or misspelt key is reported there)."""
+        mark = self.key_marks.get(format_path(path))
+        return mark if mark is not None else self.position(path)
+
+    def position(self, path: tuple) -> tuple[int, int]:
+        """Where ``path`` is written, or its nearest written ancestor."""
+        for cut in range(len(path), -1, -1):
+            mark = self.marks.get(format_path(path[:cut]))
+            if mark is not None:
+                return mark
+        return self.line, self.column
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    text: str | None
+    documents: list[Document] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
