@@ -19,7 +19,7 @@ from linter.loading import read_regular_text
 from linter.loading.fast_yaml import load as _yaml_load
 from linter.loading.scope import CONFIG_NAME, has_tool_section
 
-from linter.findings import SEVERITIES
+from linter.findings import RULE_FAILED, SEVERITIES
 
 KEYS = {"select", "ignore", "severity", "options", "include", "exclude", "rule_dirs", "fail_on", "allow_empty", "docs_url"}
 FAIL_ON = (*SEVERITIES, "never")
@@ -44,6 +44,8 @@ class Config:
     docs_url: str | None = None  # where the rules are documented (SARIF helpUri)
 
     def enabled(self, rule_id: str, select=(), ignore=()) -> bool:
+        if rule_id == RULE_FAILED:  # never hidden (linter.findings)
+            return True
         selected = list(select) or self.select
         if selected and not any(rule_id.startswith(s) for s in selected):
             return False
@@ -147,6 +149,9 @@ def check_rule_ids(config: "Config", known, select=(), ignore=()) -> None:
     uses += [(f"{where}: options", v, False) for v in config.options]
     for origin, value, prefix_ok in uses:
         text = str(value).upper() if prefix_ok else str(value)
+        if text == RULE_FAILED:
+            raise ConfigError(f"{origin}: {RULE_FAILED} (a rule that failed to run) cannot be selected, ignored or "
+                              f"re-graded: fix or remove the rule it names")
         if text in known or (prefix_ok and text and any(rule_id.startswith(text) for rule_id in known)):
             continue
         families = {rule_id.rstrip("0123456789") for rule_id in known} if prefix_ok else set()

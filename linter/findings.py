@@ -6,6 +6,15 @@ from typing import Any
 
 SEVERITIES = ("error", "warning", "info")
 SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+# A rule that could not run (an error in a user's pack, an expression a Spark
+# version cannot analyse): its own finding, so the other rules' findings still
+# stand, and never hidden by selection, configuration or suppression (a check
+# silently not running is what a linter must not do).
+RULE_FAILED = "EXL000"
+
+
+def rule_failed_message(rule_id: str, reason: str) -> str:
+    return f"rule {rule_id} failed: {reason}"
 
 
 @dataclass(frozen=True)

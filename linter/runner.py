@@ -9,7 +9,7 @@ from pathlib import Path
 
 from linter.config import Config, Discovery, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
-from linter.findings import SEVERITY_RANK, Finding, sort_findings
+from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, sort_findings
 from linter.loading import InputError, LoadedFile, discover, load_file, load_text
 from linter.loading.scope import is_own_file
 from linter.policy.packs import Rule, load_rules
@@ -338,6 +338,6 @@ def finalize(findings, rules, config: Config, select=(), ignore=()) -> list[Find
     for finding in findings:
         if not config.enabled(finding.rule, select, ignore):
             continue
-        level = config.severity.get(finding.rule)
+        level = config.severity.get(finding.rule) if finding.rule != RULE_FAILED else None
         out.append(finding.with_severity(level) if level else finding)
     return out

@@ -49,7 +49,14 @@ def growth(make, size: int) -> float:
 ])
 def test_hostile_input_grows_linearly(case, size, bound):
     make, _ = bench.CASES[case]
-    assert growth(make, size) < bound
+    # a busy machine (another process taking a core mid-measure) can inflate one
+    # measure; super-linear code is over the bound every time, so up to three tries
+    measured = []
+    for _ in range(3):
+        measured.append(growth(make, size))
+        if measured[-1] < bound:
+            break
+    assert min(measured) < bound, measured
 
 
 def test_report_of_many_stores_on_one_server_grows_linearly():

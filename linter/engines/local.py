@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from linter.estate import Estate, record_order
-from linter.findings import Entity, Finding
+from linter.findings import RULE_FAILED, Entity, Finding, rule_failed_message
 from linter.model.tables import TableSpec, load_tables
 from linter.policy.expr import Node, field_paths, parse
 from linter.policy.locate import display, field_path, locate
@@ -383,7 +383,8 @@ class LocalEngine:
                 try:
                     findings.extend(self._run_check(rule, check))
                 except Exception as exc:  # a broken (user) rule must not kill the run
-                    findings.append(Finding("EXL000", "error", f"rule {rule.id} failed: {type(exc).__name__}: {exc}"))
+                    findings.append(Finding(RULE_FAILED, "error",
+                                            rule_failed_message(rule.id, f"{type(exc).__name__}: {exc}")))
         return findings
 
     # -- helpers --------------------------------------------------------------

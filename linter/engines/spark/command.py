@@ -97,12 +97,15 @@ def _end_progress(state: dict) -> None:
 
 
 def _fail(exc: BaseException, log, state: dict) -> None:
-    from linter.engines.spark.failures import append_trace, describe, is_spark_failure
+    from linter.engines.spark.failures import DRIVER_STOPPED, append_trace, describe, is_spark_failure
 
     _end_progress(state)
     append_trace(log, exc)
     if is_spark_failure(exc):
-        message = describe(exc)
+        from linter.engines.spark.session import jvm_exited
+
+        # Py4J's own words for a call the dead JVM never answered name only the call
+        message = DRIVER_STOPPED if jvm_exited() else describe(exc)
     else:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         message = f"internal error ({type(exc).__name__}: {first}); please report it with the log"

@@ -61,6 +61,9 @@ WORKERS_HINT = ("install exlint (same version) in the Python that Spark's worker
 MEMORY_HINT = ("give Spark more memory: --conf spark.driver.memory=8g (and --conf spark.executor.memory=8g on a "
                "cluster)")
 
+DRIVER_STOPPED = ("the Spark driver stopped unexpectedly (its JVM exited or was killed): see the log for why; if it "
+                  "ran out of memory, " + MEMORY_HINT)
+
 # (pattern over the exception's text, cause, what to do); {0} is the pattern's first group
 _CAUSES: list[tuple[re.Pattern, str, str]] = [
     (re.compile(r"OutOfMemoryError|Java heap space|GC overhead limit exceeded|Container killed .*memory"),
@@ -146,3 +149,12 @@ def is_spark_failure(exc: BaseException) -> bool:
         if cls.__module__.split(".")[0] in ("py4j", "pyspark"):
             return True
     return isinstance(exc, (ConnectionError, EOFError)) or "Py4J" in type(exc).__name__
+
+
+def is_infrastructure(exc: BaseException) -> bool:
+    """A failure of Spark itself (memory, a lost driver or cluster, workers that
+    cannot start), which no rule causes and no rule can be blamed for."""
+    from linter.engines.spark.session import jvm_exited
+
+    text = _text(exc)
+    return jvm_exited() or any(pattern.search(text) for pattern, _, _ in _CAUSES)

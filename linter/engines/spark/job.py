@@ -5,10 +5,11 @@ The same steps as ``linter.runner.lint`` + ``LocalEngine.run``, on Spark.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from functools import reduce
 
 from linter.engines.local import ORG_ABSENT, ORG_SEVERAL
+from linter.findings import RULE_FAILED, rule_failed_message
 from linter.engines.spark import forms
 from linter.engines.spark.compile import CompileError, Rec
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
@@ -19,7 +20,7 @@ from linter.engines.spark.sqltext import q, string
 from linter.policy.packs import Rule
 from linter.suppressions import UNUSED_MESSAGE, unknown_rule_message
 
-BUILTIN_IDS = ("EXL000", "EXL001", "EXL002", "EXL003", "EXL004", "EXL005")
+BUILTIN_IDS = (RULE_FAILED, "EXL001", "EXL002", "EXL003", "EXL004", "EXL005")
 
 
 @dataclass
@@ -114,7 +115,7 @@ def failure_findings(spark, model: Model, failures: list):
     rows = []
     for est in model.estates:
         for rule_id, reason in failures:
-            rows.append((est, "EXL000", "error", f"rule {rule_id} failed: cannot run on Spark: {reason}",
+            rows.append((est, RULE_FAILED, "error", rule_failed_message(rule_id, f"cannot run on Spark: {reason}"),
                          None, None, None, None, None, None))
     return spark.createDataFrame(rows, spark_schema(FINDING)) if rows else None
 
@@ -209,12 +210,33 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if small:
         tuning.set(SMALL_CONF)
     model = Model(spark, inventory, checkpoint).build()
-    parts, failures = rule_findings(model, enabled)
-    failures = [(f"{what} (derived field)", why) for what, why in model.failures] + failures
-    columns = ", ".join(q(name) for name, _ in FINDING)
+    derived = [(f"{what} (derived field)", why) for what, why in model.failures]
     loader = model.alias() + "loader"
     inventory.findings.createOrReplaceTempView(loader)
     model.registered.append(loader)
+    evaluate = functools.partial(_evaluate, spark, model, inventory, loader, rules, config, select, ignore, checkpoint,
+                                 inline_suppressions, small)
+    try:
+        findings, failures = evaluate(enabled, derived)
+    except Exception as exc:  # noqa: BLE001 - one rule's failure must not sink the job
+        broken = _failing_rules(spark, model, enabled, exc)
+        findings, failures = evaluate({rid: r for rid, r in enabled.items() if rid not in broken},
+                                      derived + sorted(broken.items()))
+    progress.unfollow()
+    if stages is not None:
+        stages.end()
+    if small:
+        findings = findings.coalesce(2)
+    return EstateRun(findings, inventory, model, failures, before, tuning)
+
+
+def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, checkpoint, inline_suppressions, small,
+              enabled, failures):
+    """The findings of the ``enabled`` rules (computed and kept), and every check
+    that could not run: ``failures`` plus those the compiler refuses."""
+    parts, refused = rule_findings(model, enabled)
+    failures = failures + refused
+    columns = ", ".join(q(name) for name, _ in FINDING)
     queries = [f"SELECT {columns} FROM {q(loader)}"] + [f"SELECT {columns} FROM ({p}) AS {q(model.alias())}"
                                                         for p in parts]
     findings = spark.sql(" UNION ALL ".join(queries))
@@ -230,12 +252,34 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if inline_suppressions and inventory.suppressions is not None:
         findings = keep(suppress(spark, model, findings, inventory.suppressions, rules, config, select, ignore),
                         checkpoint)
-    progress.unfollow()
-    if stages is not None:
-        stages.end()
-    if small:
-        findings = findings.coalesce(2)
-    return EstateRun(findings, inventory, model, failures, before, tuning)
+    return findings, failures
+
+
+def _failing_rules(spark, model: Model, enabled: dict[str, Rule], exc: Exception) -> dict[str, str]:
+    """After the rules' one query failed: which rules fail on their own (analysed
+    and run alone, every column computed), with the reason. Only then, and only for
+    a failure a rule can cause: a Spark that ran out of memory or lost its driver
+    fails every probe too, so ``exc`` is raised again (as when no rule fails alone,
+    or all do)."""
+    from linter.engines.spark.failures import describe, is_infrastructure
+
+    if is_infrastructure(exc):
+        raise exc
+    columns = ", ".join(q(name) for name, _ in FINDING)
+    broken = {}
+    for rule_id, rule in enabled.items():
+        parts, _ = rule_findings(model, {rule_id: rule})
+        try:
+            for part in parts:
+                spark.sql(f"SELECT {columns} FROM ({part}) AS {q(model.alias())}").write.format("noop") \
+                    .mode("overwrite").save()
+        except Exception as probe:  # noqa: BLE001
+            if is_infrastructure(probe):
+                raise exc from probe
+            broken[rule_id] = describe(probe)
+    if not broken or len(broken) == len(enabled):
+        raise exc
+    return broken
 
 
 def _detail_only(answer):

@@ -215,6 +215,16 @@ def jvm_process():
     return getattr(SparkContext._gateway, "proc", None)
 
 
+def jvm_exited() -> bool:
+    """The JVM this process started has exited (killed, crashed, out of memory):
+    whatever Py4J says next, the driver is gone."""
+    process = jvm_process()
+    try:
+        return process is not None and process.poll() is not None
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def _connect_session(options: SessionOptions, conf: dict):
     try:
         from pyspark.sql.connect.utils import check_dependencies

@@ -1,0 +1,106 @@
+"""One rule failing never sinks the estate job: a rule whose Spark query fails
+to analyse, or fails while it runs, becomes one EXL000 finding naming it, and
+every other finding is the same as without it. EXL000 is never hidden by
+selection. The local engine does the same for a check that raises."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from parity import run_spark, tree_spec
+
+from linter.config import Config, ConfigError, check_rule_ids
+from linter.engines.spark import job
+from linter.findings import RULE_FAILED
+from linter.policy.packs import load_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# the broken query, written where the rule's ID is: it fails at analysis (a column
+# no table has) or only when a row fires (raise_error), after other rules ran
+BREAKAGES = {
+    "analysis": "CAST(`exlint_no_such_column` AS STRING)",
+    "runtime": "CASE WHEN raise_error('exlint test: a rule made to fail') IS NULL THEN '{rule}' END",
+}
+
+
+@pytest.fixture(scope="module")
+def estate():
+    return tree_spec("samples", ROOT / "samples" / "broken", ROOT)
+
+
+@pytest.fixture(scope="module")
+def normal(spark, estate, tmp_path_factory):
+    found, _, failures = run_spark(spark, [estate], load_rules(), tmp_path_factory.mktemp("normal"))
+    assert not failures
+    return found["samples"]
+
+
+def _victim(normal) -> str:
+    """A rule of a built-in pack (not a loader rule) with findings on the samples."""
+    fired = sorted({f[0] for f in normal if not f[0].startswith("EXL")})
+    assert fired, "the samples should raise rule findings"
+    return fired[len(fired) // 2]
+
+
+@pytest.mark.parametrize("how", sorted(BREAKAGES))
+def test_a_rule_that_fails_on_spark_is_one_exl000_and_the_rest_stand(spark, estate, normal, how, monkeypatch,
+                                                                       tmp_path):
+    victim = _victim(normal)
+    original = job.rule_findings
+    literal = f"'{victim}'"
+
+    def sabotaged(model, rules):
+        parts, failures = original(model, rules)
+        broken = BREAKAGES[how].format(rule=victim)
+        return [part.replace(literal, broken) for part in parts], failures
+
+    monkeypatch.setattr(job, "rule_findings", sabotaged)
+    found, _, failures = run_spark(spark, [estate], load_rules(), tmp_path)
+    assert [rule for rule, _ in failures] == [victim]
+    failed = sorted(f for f in found["samples"] if f[0] == RULE_FAILED)
+    assert len(failed) == 1 and failed[0][2].startswith(f"rule {victim} failed: cannot run on Spark: "), failed
+    assert "Traceback" not in failed[0][2] and "\n" not in failed[0][2]
+    if how == "runtime":
+        assert "a rule made to fail" in failed[0][2]
+    rest = {f for f in found["samples"] if f[0] != RULE_FAILED}
+    assert rest == {f for f in normal if f[0] != victim}
+
+
+def test_exl000_is_never_hidden_by_selection(spark, estate, normal, monkeypatch, tmp_path):
+    victim = _victim(normal)
+    other = next(r for r in sorted({f[0] for f in normal}) if r != victim and not r.startswith("EXL"))
+    original = job.rule_findings
+
+    def sabotaged(model, rules):
+        parts, failures = original(model, rules)
+        return [p.replace(f"'{victim}'", BREAKAGES["analysis"]) for p in parts], failures
+
+    monkeypatch.setattr(job, "rule_findings", sabotaged)
+    config = Config(select=[victim, other], ignore=["EXL"])
+    found, _, _ = run_spark(spark, [estate], load_rules(), tmp_path, config)
+    assert {f[0] for f in found["samples"]} == {RULE_FAILED, other}
+
+
+def test_a_failing_spark_that_no_rule_causes_is_not_blamed_on_a_rule(spark, estate, monkeypatch, tmp_path):
+    """The whole query failing while each rule runs alone: the job's own failure, raised."""
+    calls = []
+
+    def failing_evaluate(*args, **kwargs):
+        calls.append(1)
+        raise RuntimeError("exlint test: the union fails, every rule alone works")
+
+    monkeypatch.setattr(job, "_evaluate", failing_evaluate)
+    rules = dict(sorted(load_rules().items())[:3])  # each rule alone is probed: a few will do
+    with pytest.raises(RuntimeError, match="the union fails"):
+        run_spark(spark, [estate], rules, tmp_path)
+    assert calls == [1]
+
+
+def test_exl000_cannot_be_selected_ignored_or_regraded():
+    rules = load_rules()
+    for config, select, ignore in [(Config(), (), ("EXL000",)), (Config(severity={"EXL000": "info"}), (), ()),
+                                   (Config(select=["exl000"]), (), ())]:
+        with pytest.raises(ConfigError, match="EXL000 .* cannot be selected, ignored or re-graded"):
+            check_rule_ids(config, set(rules), select, ignore)
+    assert Config(select=["REP001"], ignore=["EXL"]).enabled(RULE_FAILED)
