@@ -10,6 +10,7 @@ import sys
 import click
 
 from linter import __version__
+from linter.findings import RULE_FAILED
 from linter.options import FORMATS, ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, \
     select_option, split_rule_ids
 
@@ -293,6 +294,11 @@ def explain(rule_id, config):
 
     rules = _load_rules_or_exit(config)
     rule = rules.get(rule_id.upper())
+    if rule is None and rule_id.upper() == RULE_FAILED:
+        from linter.docs import RULE_FAILED_TEXT
+
+        click.echo(RULE_FAILED_TEXT, nl=False)
+        return
     if rule is None:
         import difflib
 

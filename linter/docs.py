@@ -88,6 +88,21 @@ def _examples(rule) -> list[tuple[str, str]]:
     return [(label, example_text(example)) for label, key in (("Example", "bad"), ("Use instead", "good"))
             for example in (examples.get(key) or [])[:1]]
 
+RULE_FAILED_TEXT = (
+    "EXL000 [error] A rule could not run\n\n"
+    "What it does\n"
+    "  Reports a rule that failed while it ran (an error in a rule pack, an expression the Spark\n"
+    "  version in use cannot analyse or run), naming the rule and the cause. The other rules'\n"
+    "  findings stand; the failed rule's are missing, so the run fails (exit 1).\n\n"
+    "Why it matters\n"
+    "  A check that silently does not run looks like a clean estate. EXL000 is never hidden:\n"
+    "  --select, --ignore, the configuration and suppression comments do not apply to it, and\n"
+    "  naming it there is a configuration error.\n\n"
+    "How to fix\n"
+    "  Fix the rule it names (`exlint rules --self-test` runs every rule's examples), or remove its\n"
+    "  pack; for a built-in rule, report it with the message.\n")
+
+
 def explain_text(rule) -> str:
     indent = lambda text: "  " + text.replace("\n", "\n  ")  # noqa: E731
     parts = [f"{rule.id} [{rule.severity}] {rule.title}", ""]
@@ -120,6 +135,8 @@ def rules_markdown(rules) -> str:
               "Rules about public folder databases, MAPI hierarchies and site folders (HIE, REP, BKF, "
               "STS, RTE) apply only where the estate has public folder databases or a server older "
               "than Exchange 2013: Exchange 2013 and later keep public folders in mailboxes.", "",
+              "EXL000 (not listed below) reports a rule that could not run, naming it and the cause; "
+              "it is never hidden by selection, configuration or suppression (`exlint explain EXL000`).", "",
               f"Examples are the documents they change in an estate of {base_estate_text()}.", ""]
     lines += ["| ID | Severity | Title | Fix |", "|---|---|---|---|"]
     for rule in rules.values():

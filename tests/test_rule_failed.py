@@ -35,3 +35,13 @@ def test_a_check_that_raises_is_one_exl000_and_the_rest_stand(monkeypatch):
     assert result.failed("error")
     selected = lint(Options([str(SAMPLES)], select=(other,), ignore=("EXL",), use_cache=False))
     assert {f.rule for f in selected.findings} == {RULE_FAILED, other}
+
+
+def test_explain_exl000():
+    from click.testing import CliRunner
+
+    from linter.cli import cli
+
+    result = CliRunner().invoke(cli, ["explain", "exl000"])
+    assert result.exit_code == 0 and result.output.startswith("EXL000 [error] A rule could not run"), result.output
+    assert "never hidden" in result.output
