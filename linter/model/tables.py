@@ -132,3 +132,78 @@ def load_tables() -> dict[str, TableSpec]:
                    for name, spec in (body.get("facts") or {}).items()},
         )
     return tables
+
+
+# -- derived fields: which read which ----------------------------------------------------------
+def _navigate(tables: dict[str, TableSpec], table: TableSpec, segment: str) -> TableSpec | None:
+    """The table a path segment leads to from ``table`` (as the evaluators navigate)."""
+    if segment == "organization":
+        return tables.get("Organization")
+    if segment == table.parent:
+        return next((t for t in tables.values() if t.document == table.document and t.each is None), None)
+    spec = table.fields.get(segment)
+    return tables.get(spec.ref) if spec is not None and spec.ref else None
+
+
+def derived_reads(tables: dict[str, TableSpec], table: TableSpec) -> dict[str, set[tuple[str, str]]]:
+    """For each derived field of ``table``: the derived fields (table, field) its
+    expression reads, on its own record or through navigation."""
+    from linter.policy.expr import field_paths, parse
+
+    reads = {}
+    for name, text in table.derived.items():
+        found = set()
+        for path in field_paths(parse(text)):
+            current: TableSpec | None = table
+            for segment in path[:-1]:
+                current = _navigate(tables, current, segment)
+                if current is None:
+                    break
+            if current is not None and path and path[-1] in current.derived:
+                found.add((current.name, path[-1]))
+        reads[name] = found
+    return reads
+
+
+def _topological(nodes: list, edges: dict, what) -> list:
+    """``nodes`` each after the nodes it needs (``edges[n]``), else in the given order;
+    a cycle is a ValueError (``what(cycle)`` says it)."""
+    order, state = [], {}
+
+    def visit(node, trail):
+        if state.get(node) == "done":
+            return
+        if state.get(node) == "active":
+            raise ValueError(what(trail[trail.index(node):] + [node]))
+        state[node] = "active"
+        for needed in sorted(edges.get(node, ()), key=nodes.index):
+            visit(needed, trail + [node])
+        state[node] = "done"
+        order.append(node)
+
+    for node in nodes:
+        visit(node, [])
+    return order
+
+
+def derived_plan(tables: dict[str, TableSpec]) -> list[tuple[str, list[str]]]:
+    """Every table with its derived fields (tables without any first, in file
+    order), ordered so that each derived field comes after every derived field it
+    reads: a table after the tables it reads, its fields after its own fields they
+    read. An engine that computes them in this order never reads a column that
+    does not exist yet (the Spark model; the local engine computes on first read).
+    A cycle is a ValueError naming it."""
+    reads = {name: derived_reads(tables, table) for name, table in tables.items()}
+    derived = [name for name, table in tables.items() if table.derived]
+    needs = {name: {other for found in reads[name].values() for other, _ in found if other != name}
+             for name in derived}
+    order = _topological(derived, needs, lambda cycle: (
+        "derived fields of " + " and ".join(cycle[:-1]) + " read each other: a table's derived fields are "
+        "computed together, so compute them in one table or drop one of the reads"))
+    plan = []
+    for name in order:
+        fields = list(tables[name].derived)
+        own = {field: {f for table, f in found if table == name} for field, found in reads[name].items()}
+        plan.append((name, _topological(fields, own, lambda cycle, name=name: (
+            "derived fields read each other in a cycle: " + " -> ".join(f"{name}.{f}" for f in cycle)))))
+    return [(name, []) for name in tables if name not in needs] + plan

@@ -273,7 +273,10 @@ class Frame:
         table = rec.table.name
         kind = model.type_of(table, name)
         if kind is None or not model.has(table, name):
-            return null()
+            # the packs name only fields the model has: a column missing here is a derived
+            # field or fact not computed yet, which must never read as a silent NULL
+            raise CompileError(f"{table}.{name} is not computed at this point of the model "
+                               f"(a derived field or fact read before it is built)")
         text, text_type = None, None
         if model.has(table, name + "__text"):
             text, text_type = self.column(rec, name + "__text"), (LIST if kind == LIST else STR)

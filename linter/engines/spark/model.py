@@ -16,7 +16,7 @@ from linter.engines.spark import records as rows
 from linter.engines.spark.compile import INT, NULL, CompileError, Frame, Rec, Scope, strict_true
 from linter.engines.spark.sqltext import q, typed_null
 from linter.estate import default_organization
-from linter.model.tables import load_tables
+from linter.model.tables import derived_plan, load_tables
 from linter.policy.expr import parse
 from linter.topology import UNREACHABLE, build_site_graph
 
@@ -172,9 +172,10 @@ class Model:
     # -- building ---------------------------------------------------------------------------------
     def build(self) -> "Model":
         self.graph_view = self._graph()
-        for name, table in self.tables.items():
-            if table.derived:
-                frame = self.keep(self.derive(name, self.views[name], track=True))
+        # each derived field after those it reads (a column not built yet is a compile error)
+        for name, fields in derived_plan(self.tables):
+            if fields:
+                frame = self.keep(self.derive(name, self.views[name], track=True, fields=fields))
                 self.register(name, frame)
             self.done.add(name)
             if name == "Organization":
@@ -215,12 +216,14 @@ class Model:
         self.columns[name] = base + list(table.facts)
         return f"SELECT {', '.join(items)} FROM {q(view)} AS `t` {' '.join(joins)}"
 
-    def derive(self, name: str, view: str, track: bool = False):
-        """The records of table ``name`` in ``view`` with the table's derived fields."""
+    def derive(self, name: str, view: str, track: bool = False, fields: list[str] | None = None):
+        """The records of table ``name`` in ``view`` with the table's derived fields
+        (``fields``: in this order, tables.derived_plan's; default: as written)."""
         table = self.tables[name]
         columns = [c for c, _ in rows.table_columns(table)]
         frame = None
-        for field_name, text in table.derived.items():
+        for field_name in fields or list(table.derived):
+            text = table.derived[field_name]
             compiled = Frame(self, q(view), KEYS)
             try:
                 val = compiled.compile(parse(text), Scope(Rec("", table)))
