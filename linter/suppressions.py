@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from linter.findings import Finding
 
+UNUSED_RULE = "EXL010"  # the rule of a suppression that silences nothing
 UNUSED_MESSAGE = "unused suppression of {rule}: nothing here raises it any more; remove it from the comment"
 # Matched in pieces, each linear: one regex for the whole comment backtracked
 # quadratically on a long run of spaces before a non-matching tail.
@@ -122,11 +123,11 @@ def unused_suppressions(suppressions: list[Suppression], known=None) -> list[Fin
         for rule in suppression.rules:
             unknown = unknown_rule_message(rule, known)
             if unknown:
-                out.append(Finding("EXL010", "warning", unknown, suppression.file, suppression.line,
+                out.append(Finding(UNUSED_RULE, "warning", unknown, suppression.file, suppression.line,
                                    suppression.column, None, None))
             elif rule not in suppression.used:
                 out.append(Finding(
-                    "EXL010", "warning",
+                    UNUSED_RULE, "warning",
                     UNUSED_MESSAGE.format(rule=rule),
                     suppression.file, suppression.line, suppression.column, None, None,
                 ))

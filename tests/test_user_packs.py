@@ -94,3 +94,24 @@ def test_a_rule_id_cannot_be_redefined(tmp_path):
     repo = make_repo(tmp_path, USER_PACK.replace("ACM001", "DUP001"))
     result = run("rules", cwd=repo)
     assert result.exit_code == 2 and "already defined" in result.stderr
+
+
+def test_builtin_checks_are_named_data_not_rule_ids():
+    """EXL008 runs the engines' `organization_count` because its pack says so; a
+    `runs` naming no engine function, or on another form, is a pack error."""
+    import pytest as _pytest
+
+    from linter.model.tables import load_tables
+    from linter.policy.packs import PackError, _Validator, load_rules, parse_rule
+
+    assert load_rules()["EXL008"].checks[0].runs == "organization_count"
+    base = {"id": "ZZZ001", "title": "t", "severity": "error", "summary": "s", "rationale": "r",
+            "source": {"note": "test"}, "examples": {"bad": [{}], "good": [{}]}}
+    validator = _Validator(load_tables())
+    assert parse_rule({**base, "form": "builtin", "runs": "organization_count"}, validator, "p.yaml", {}) \
+        .checks[0].runs == "organization_count"
+    with _pytest.raises(PackError, match="unknown builtin check 'org_count'"):
+        parse_rule({**base, "form": "builtin", "runs": "org_count"}, validator, "p.yaml", {})
+    with _pytest.raises(PackError, match="only with form: builtin"):
+        parse_rule({**base, "table": "Server", "when": "version < 2010", "runs": "organization_count"}, validator,
+                   "p.yaml", {})

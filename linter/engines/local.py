@@ -377,8 +377,8 @@ class LocalEngine:
         for rule in self.rules.values():
             for check in rule.checks:
                 if check.form == "builtin":
-                    if rule.id == "EXL008":
-                        findings.extend(self._organization_count(rule))
+                    if check.runs:
+                        findings.extend(getattr(self, "_builtin_" + check.runs)(rule))
                     continue
                 try:
                     findings.extend(self._run_check(rule, check))
@@ -388,7 +388,8 @@ class LocalEngine:
         return findings
 
     # -- helpers --------------------------------------------------------------
-    def _organization_count(self, rule: Rule) -> list[Finding]:
+    def _builtin_organization_count(self, rule: Rule) -> list[Finding]:
+        """EXL008: no Organization (while the estate holds documents), or several."""
         count = self.estate.organization_count
         if count == 1 or not self.estate.has_documents:
             return []

@@ -15,8 +15,9 @@ guidance, examples) and one or more checks. A check has a form:
   (ties: the group with the smallest ``tiebreak``);
 - ``pairs``: each record with each ``with`` record sharing ``join`` keys,
   ``other`` bound to the second;
-- ``builtin``: implemented by the loader or validator (EXL001-EXL005, EXL008);
-  the pack holds its documentation.
+- ``builtin``: reported by the loader or validator (EXL001-EXL005) or, with
+  ``runs: <name>``, computed by each engine's function of that name
+  (BUILTIN_CHECKS: EXL008's ``organization_count``); the pack holds its documentation.
 
 Loading a pack never executes anything from it: expressions are parsed by
 ``linter.policy.expr`` into a tree and checked against the model's tables.
@@ -48,8 +49,12 @@ RULE_KEYS = {
 CHECK_KEYS = {
     "form", "table", "where", "when", "field", "fields", "each", "message", "severity_when", "key",
     "target", "target_key", "target_where", "required", "group", "aggregates", "report", "partition",
-    "tiebreak", "with", "join", "profile", "other_when",
+    "tiebreak", "with", "join", "profile", "other_when", "runs",
 }
+# `form: builtin` checks that the engines compute (each engine has one function per
+# name: LocalEngine._builtin_<name>, engines.spark.job.BUILTIN_CHECKS); a builtin
+# rule without `runs` documents what the loader and validator report
+BUILTIN_CHECKS = ("organization_count",)
 CONTEXT_NAMES = {"organization", "item", "value", "other", "profile", "count", "group", "largest"}
 
 
@@ -84,6 +89,7 @@ class Check:
     # profile.<name> once per distinct profile, `other_when` then per partner
     profile: dict[str, Node] = dc_field(default_factory=dict)
     other_when: Node | None = None
+    runs: str | None = None  # form builtin: the engines' check of that name (BUILTIN_CHECKS)
     placeholders: tuple[tuple[str, Node], ...] = ()
 
 
@@ -276,7 +282,12 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
     if form not in FORMS:
         raise PackError(f"{rule_id}: unknown form {form!r}; known: {', '.join(FORMS)}")
     if form == "builtin":
-        return Check("builtin", message=merged.get("message", ""))
+        runs = merged.get("runs")
+        if runs is not None and runs not in BUILTIN_CHECKS:
+            raise PackError(f"{rule_id}: unknown builtin check {runs!r}; known: {', '.join(BUILTIN_CHECKS)}")
+        return Check("builtin", message=merged.get("message", ""), runs=runs)
+    if "runs" in merged:
+        raise PackError(f"{rule_id}: `runs` names a builtin check: only with form: builtin")
     tables = validator.tables
     table_name = merged.get("table")
     if table_name not in tables:

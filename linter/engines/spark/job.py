@@ -18,7 +18,7 @@ from linter.engines.spark.records import FINDING, spark_schema
 from linter.engines.spark.session import SMALL_CONF, SMALL_RECORDS, RuntimeConf, parallelism
 from linter.engines.spark.sqltext import q, string
 from linter.policy.packs import Rule
-from linter.suppressions import UNUSED_MESSAGE, unknown_rule_message
+from linter.suppressions import UNUSED_MESSAGE, UNUSED_RULE, unknown_rule_message
 
 BUILTIN_IDS = (RULE_FAILED, "EXL001", "EXL002", "EXL003", "EXL004", "EXL005")
 
@@ -71,8 +71,8 @@ def rule_findings(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list
     for rule in rules.values():
         for check in rule.checks:
             if check.form == "builtin":
-                if rule.id == "EXL008":
-                    parts.extend(organization_count(model, rule))
+                if check.runs:
+                    parts.extend(BUILTIN_CHECKS[check.runs](model, rule))
                 continue
             if check.form == "predicate":
                 predicates.setdefault(check.table, []).append((rule, check))
@@ -109,6 +109,10 @@ def organization_count(model: Model, rule: Rule) -> list[str]:
                 f"HAVING count(1) > 1) AS `c` ON `_est` = `_oe`")
         parts.append(forms.locate(model, rows))
     return parts
+
+
+# the `form: builtin` checks the packs name (linter.policy.packs.BUILTIN_CHECKS)
+BUILTIN_CHECKS = {"organization_count": organization_count}
 
 
 def failure_findings(spark, model: Model, failures: list):
@@ -163,7 +167,7 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
         message = ("CASE `s`.`rule` " + " ".join(f"WHEN {string(name)} THEN {string(text)}" for name, text in typos)
                    + f" ELSE {message} END")
     unused = spark.sql(
-        f"SELECT `s`.`_est`, 'EXL010' AS `rule`, 'warning' AS `severity`, "
+        f"SELECT `s`.`_est`, {string(UNUSED_RULE)} AS `rule`, 'warning' AS `severity`, "
         f"{message} AS `message`, `s`.`file`, `s`.`line`, "
         f"`s`.`column`, CAST(NULL AS STRING) AS `path`, CAST(NULL AS STRING) AS `entity_kind`, "
         f"CAST(NULL AS STRING) AS `entity_name` FROM {q(supp)} AS `s` "
