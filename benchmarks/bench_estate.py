@@ -1,6 +1,7 @@
 """Benchmark of the Spark engine (`exlint estate`) on generated estates.
 
     python benchmarks/bench_estate.py [--sizes 1000,10000,100000] [--local-max 10000]
+    python benchmarks/bench_estate.py --fresh samples/inventory/estate.jsonl [--repeat 3]
 
 For each size: a JSON Lines inventory from linter.generate (seed 1, defect rate
 0.05), then, in one Spark session (local[*]):
@@ -113,14 +114,64 @@ def local(path: Path) -> tuple[float, int]:
     return time.perf_counter() - start, findings
 
 
+_BARE = """
+import sys, time
+from pyspark.sql import SparkSession
+spark = SparkSession.builder.master("local[*]").config("spark.ui.enabled", "false").getOrCreate()
+try:
+    n, how = spark.read.json(sys.argv[1]).count(), "json"
+except Exception:  # an inventory Spark's JSON reader refuses (duplicate keys): its lines
+    n, how = spark.read.text(sys.argv[1]).count(), "text"
+print(how, n)
+"""
+
+
+def fresh(inventory: Path, repeat: int) -> dict:
+    """`exlint estate INVENTORY` in a fresh process (the console script beside this
+    interpreter, as a user runs it) against a bare `spark.read.json(f).count()` in a
+    fresh process (`spark.read.text` when Spark's JSON reader refuses the file), the
+    two alternating, the median of ``repeat`` runs of each."""
+    import statistics
+    import subprocess
+
+    exlint = Path(sys.executable).with_name("exlint")
+    command = [str(exlint)] if exlint.exists() else [sys.executable, "-m", "linter"]
+    runs: dict[str, list[float]] = {"estate": [], "bare": []}
+    how = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(command + ["estate", str(inventory), "-q"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())
+        runs["estate"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", _BARE, str(inventory)], capture_output=True, text=True,
+                             cwd=tempfile.gettempdir())
+        runs["bare"].append(time.perf_counter() - start)
+        how = (out.stdout.split() or ["failed"])[0]
+    estate_s, bare_s = statistics.median(runs["estate"]), statistics.median(runs["bare"])
+    return {"inventory": str(inventory), "estate_s": round(estate_s, 1), "bare_s": round(bare_s, 1),
+            "bare_read": how, "ratio": round(estate_s / bare_s, 2), "runs": runs}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000,100000", help="servers per estate, comma-separated")
     parser.add_argument("--local-max", type=int, default=10000, help="largest size the local engine runs on")
     parser.add_argument("--workdir", help="where the generated inventories are kept (default: a temporary dir)")
     parser.add_argument("--json", action="store_true", help="also print the results as JSON")
+    parser.add_argument("--fresh", metavar="INVENTORY",
+                        help="only: `exlint estate INVENTORY` in a fresh process against a bare read in a fresh "
+                             "process (e.g. samples/inventory/estate.jsonl)")
+    parser.add_argument("--repeat", type=int, default=3, help="with --fresh: runs of each (median)")
     parser.add_argument("--local-only", metavar="INVENTORY", help=argparse.SUPPRESS)  # the child of local_in_child
     args = parser.parse_args(argv)
+    if args.fresh:
+        result = fresh(Path(args.fresh).resolve(), args.repeat)
+        print(f"exlint estate (fresh process): {result['estate_s']} s; bare spark.read.{result['bare_read']}().count() "
+              f"(fresh process): {result['bare_s']} s; ratio {result['ratio']}x")
+        if args.json:
+            print(json.dumps(result, indent=2))
+        return 0
     if args.local_only:
         seconds, findings = local(Path(args.local_only))
         print(json.dumps([seconds, findings, python_peak_rss_mb()]))
