@@ -25,12 +25,26 @@ def _package_of(name: str, path: Path) -> list[str]:
     return name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
 
 
+def _runs(tree: ast.AST):
+    """Every node of ``tree`` but those under ``if TYPE_CHECKING:`` (never run)."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                pending.extend(child.orelse)
+                continue
+            pending.append(child)
+
+
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the exlint modules it imports anywhere in its text."""
+    """Module -> the exlint modules it imports anywhere in its text (inside
+    functions too; not under ``if TYPE_CHECKING:``, which never runs)."""
     modules = _modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in _runs(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             if isinstance(node, ast.Import):
                 graph[name].update(alias.name for alias in node.names if alias.name in modules)
             elif isinstance(node, ast.ImportFrom):
@@ -114,5 +128,28 @@ def test_no_import_cycles():
 def test_shared_leaf_modules_import_nothing_of_exlints_but_leaves():
     graph = import_graph()
     for leaf, allowed in {"linter.options": {"linter.textsafe"}, "linter.suffixes": set(),
+                          "linter.forms.errors": {"linter.policy.expr"},
+                          "linter.engines.scope": {"linter.model.tables"},
                           "linter.loading.documents": {"linter.findings"}, "linter.resources": set()}.items():
         assert graph[leaf] <= allowed, f"{leaf} imports {sorted(graph[leaf] - allowed)}"
+
+
+def test_each_form_is_one_module_with_its_keys_local_and_spark_halves():
+    from linter.forms import FORMS
+
+    assert set(FORMS) == {"predicate", "unique", "reference", "group", "minority", "pairs", "builtin"}
+    for name, module in FORMS.items():
+        assert module.__name__ == f"linter.forms.{name}" and module.NAME == name
+        assert isinstance(module.KEYS, tuple) and isinstance(module.WHEN_REQUIRED, bool)
+        assert callable(module.local)
+        assert callable(module.spark_batch if name == "predicate" else module.spark)
+    graph = import_graph()
+    # the engines dispatch through the registry, never name a form's function themselves
+    assert "linter.forms" in graph["linter.engines.local"] and "linter.forms" in graph["linter.engines.spark.job"]
+    # a form's Spark half loads the SQL compiler only when called (exlint check never loads it)
+    import subprocess
+    import sys
+
+    code = ("import sys, linter.policy.packs, linter.engines.local; "
+            "print(sorted(m for m in sys.modules if m.startswith('linter.engines.spark')))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

@@ -3,46 +3,19 @@ Python, with SQL's three-valued logic so it agrees with the Spark engine."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Any
 
-from linter.estate import Estate, record_order
+from linter.engines.scope import SCOPED_NAMES, Scope, derive
+from linter.estate import Estate
 from linter.findings import RULE_FAILED, Entity, Finding, rule_failed_message
+from linter.forms import FORMS
 from linter.model.tables import TableSpec, load_tables
 from linter.policy.expr import Node, field_paths, parse
-from linter.policy.locate import display, field_path, locate
+from linter.policy.locate import display, locate
 from linter.policy.packs import Check, Rule
 
-ORG_ABSENT = "the estate has no Organization document: add one (kind: Organization) describing sites, hierarchies and transport settings"
-ORG_SEVERAL = "the estate has {count} Organization documents; exactly one describes the organization: merge them"
-
-
-@dataclass
-class Scope:
-    record: dict | None
-    table: TableSpec | None
-    item: Any = None
-    item_text: Any = None
-    item_table: TableSpec | None = None
-    other: dict | None = None
-    other_table: TableSpec | None = None
-    value: Any = None
-    value_text: Any = None
-    value_table: TableSpec | None = None
-    aggregates: dict = field(default_factory=dict)
-
-
-def derive(scope: Scope, **changes) -> Scope:
-    """The scope with some fields changed: dataclasses.replace, without its per-call
-    introspection (the pairs and list loops make millions of these)."""
-    fields = dict(scope.__dict__)
-    fields.update(changes)
-    return Scope(**fields)
-
-
-_SCOPED_NAMES = {"item", "value", "other", "organization"}
 # an aggregate's predicate that reads nothing but these is a function of the item and
-# the pairs profile: _profile_pairs memoizes it (item_memo)
+# the pairs profile: pairs' profile evaluation memoizes it (item_memo)
 _ITEM_AND_PROFILE = {"item", "profile"}
 _ABSENT = object()
 
@@ -53,7 +26,7 @@ class Evaluator:
         self.tables = load_tables()
         self._compiled: dict[int, Any] = {}
         self._nav_memo: dict[tuple, tuple[Any, Any]] = {}
-        # set by LocalEngine._profile_pairs for its duration: predicate results keyed
+        # set by linter.forms.pairs for its duration: predicate results keyed
         # by (node, item table, item, profile values); the profile dicts outlive it
         self.item_memo: dict[tuple, Any] | None = None
         self._pure: dict[int, tuple[Node, bool]] = {}
@@ -174,7 +147,7 @@ class Evaluator:
             return lambda scope: value
         if op == "field":
             path = args
-            if len(path) == 1 and path[0] not in _SCOPED_NAMES:
+            if len(path) == 1 and path[0] not in SCOPED_NAMES:
                 name = path[0]
 
                 def plain_field(scope):
@@ -376,10 +349,6 @@ class LocalEngine:
         findings: list[Finding] = []
         for rule in self.rules.values():
             for check in rule.checks:
-                if check.form == "builtin":
-                    if check.runs:
-                        findings.extend(getattr(self, "_builtin_" + check.runs)(rule))
-                    continue
                 try:
                     findings.extend(self._run_check(rule, check))
                 except Exception as exc:  # a broken (user) rule must not kill the run
@@ -388,21 +357,8 @@ class LocalEngine:
         return findings
 
     # -- helpers --------------------------------------------------------------
-    def _builtin_organization_count(self, rule: Rule) -> list[Finding]:
-        """EXL008: no Organization (while the estate holds documents), or several."""
-        count = self.estate.organization_count
-        if count == 1 or not self.estate.has_documents:
-            return []
-        if count == 0:
-            return [Finding(rule.id, rule.severity, ORG_ABSENT)]
-        out = []
-        for record in self.estate.tables["Organization"]:
-            path, line, column = locate(record, ("metadata", "name"))
-            out.append(Finding(rule.id, rule.severity, ORG_SEVERAL.format(count=count), record["_file"],
-                               line, column, path, Entity("Organization", record["_entity"])))
-        return out
 
-    def _finding(self, rule: Rule, check: Check, scope: Scope, relative: tuple) -> Finding:
+    def finding(self, rule: Rule, check: Check, scope: Scope, relative: tuple) -> Finding:
         record = scope.record
         severity = rule.severity
         for level in ("error", "warning", "info"):
@@ -417,7 +373,7 @@ class LocalEngine:
         entity = Entity(record["_kind"], record["_entity"]) if record.get("_entity") else None
         return Finding(rule.id, severity, message, record["_file"], line, column, path, entity)
 
-    def _rows(self, check: Check, focused: bool = False) -> list[tuple[dict, Scope]]:
+    def rows(self, check: Check, focused: bool = False) -> list[tuple[dict, Scope]]:
         table = self.tables[check.table]
         focus = self.focus if focused else None
         out = []
@@ -429,15 +385,15 @@ class LocalEngine:
                 out.append((record, scope))
         return out
 
-    def _member_rows(self, check: Check, key_of) -> list[tuple[dict, Scope, Any]]:
+    def member_rows(self, check: Check, key_of) -> list[tuple[dict, Scope, Any]]:
         """(record, scope, key) of the rows a grouping check needs, in table order:
         every row without a focus; with one, only rows whose key is the key of a
         reported file's row (other groups can give no reported finding). For the
         other rows the key is computed first, so most skip `where`; `where` still
         decides membership."""
         if self.focus is None:
-            return [(record, scope, key_of(scope)) for record, scope in self._rows(check)]
-        wanted = {key_of(scope) for _, scope in self._rows(check, focused=True)} - {None}
+            return [(record, scope, key_of(scope)) for record, scope in self.rows(check)]
+        wanted = {key_of(scope) for _, scope in self.rows(check, focused=True)} - {None}
         if not wanted:
             return []
         table = self.tables[check.table]
@@ -454,252 +410,13 @@ class LocalEngine:
                 out.append((record, scope, key_of(scope)))
         return out
 
-    def _touches_focus(self, members: list[tuple[dict, Scope]]) -> bool:
+    def touches_focus(self, members: list[tuple[dict, Scope]]) -> bool:
         """Whether a group holds a record of a reported file (only those get findings)."""
         return self.focus is None or any(record["_file"] in self.focus for record, _ in members)
 
     def _run_check(self, rule: Rule, check: Check) -> list[Finding]:
-        return getattr(self, "_form_" + check.form)(rule, check)
+        return FORMS[check.form].local(self, rule, check)
 
-    def _true(self, node: Node | None, scope: Scope) -> bool:
+    def true(self, node: Node | None, scope: Scope) -> bool:
         return node is None or self.evaluator.eval(node, scope) is True
 
-    # -- forms ------------------------------------------------------------------
-    def _form_predicate(self, rule: Rule, check: Check) -> list[Finding]:
-        table = self.tables[check.table]
-        out = []
-        for record, scope in self._rows(check, focused=True):
-            if check.each:
-                spec = table.fields[check.each]
-                values = self.evaluator.field(record, check.each) or []
-                texts = record.get(check.each + "__text") or values
-                ref = self.tables[spec.ref] if spec.ref else None
-                for index, (value, text) in enumerate(zip(values, texts)):
-                    inner = derive(scope, item=value, item_text=text, item_table=ref)
-                    if self._true(check.when, inner):
-                        out.append(self._finding(rule, check, inner, spec.path + (index,)))
-            elif check.fields:
-                for name in check.fields:
-                    spec = table.fields.get(name)
-                    ref = self.tables[spec.ref] if spec is not None and spec.ref else None
-                    inner = derive(scope, value=self.evaluator.field(record, name), value_text=record.get(name + "__text"),
-                                    value_table=ref)
-                    if self._true(check.when, inner):
-                        out.append(self._finding(rule, check, inner, field_path(table, name)))
-            elif self._true(check.when, scope):
-                out.append(self._finding(rule, check, scope, field_path(table, check.field)))
-        return out
-
-    def _form_unique(self, rule: Rule, check: Check) -> list[Finding]:
-        table = self.tables[check.table]
-        groups: dict[tuple, list[tuple[dict, Scope]]] = defaultdict(list)
-
-        def key_of(scope):
-            key = tuple(self.evaluator.eval(k, scope) for k in check.key)
-            return None if any(part is None for part in key) else key
-
-        for record, scope, key in self._member_rows(check, key_of):
-            if key is not None:
-                groups[key].append((record, scope))
-        out = []
-        for members in groups.values():
-            if len(members) < 2 or not self._touches_focus(members):
-                continue
-            names = sorted((r["name__text"] or "" for r, _ in members), key=lambda n: (n.lower(), n))
-            for record, scope in members:
-                inner = derive(scope, aggregates={"count": len(members), "group": names})
-                if self._true(check.when, inner):
-                    out.append(self._finding(rule, check, inner, field_path(table, check.field)))
-        return out
-
-    def _target_keys(self, check: Check, target_table: TableSpec) -> set:
-        """The keys a reference may resolve to; shared by checks with the same target."""
-        memo = self.__dict__.setdefault("_key_sets", {})
-        memo_key = (check.target, check.target_key, id(check.target_where))
-        if memo_key not in memo:
-            key_node = Node("field", (check.target_key,))
-            keys = set()
-            for target in self.estate.tables[check.target]:
-                tscope = Scope(target, target_table)
-                key = self.evaluator.eval(key_node, tscope)
-                if key is not None and self._true(check.target_where, tscope):
-                    keys.add(key)
-            memo[memo_key] = (check.target_where, keys)  # the node is kept so its id stays unique
-        return memo[memo_key][1]
-
-    def _form_reference(self, rule: Rule, check: Check) -> list[Finding]:
-        table = self.tables[check.table]
-        target_table = self.tables[check.target]
-        spec = table.fields.get(check.field)
-        rows = self._rows(check, focused=True)
-        keys = self._target_keys(check, target_table) if rows else set()
-        out = []
-        for record, scope in rows:
-            value = self.evaluator.field(record, check.field)
-            text = record.get(check.field + "__text")
-            if spec is not None and spec.is_list:
-                texts = text if isinstance(text, list) else value or []
-                pairs = [(v, t, spec.path + (i,)) for i, (v, t) in enumerate(zip(value or [], texts))]
-            else:
-                pairs = [(value, text, field_path(table, check.field))]
-            for v, t, path in pairs:
-                if v is None:
-                    if not check.required or (spec is not None and spec.is_list):
-                        continue
-                elif v in keys:
-                    continue
-                inner = derive(scope, value=v, value_text=t)
-                if self._true(check.when, inner):
-                    out.append(self._finding(rule, check, inner, path))
-        return out
-
-    def _form_group(self, rule: Rule, check: Check) -> list[Finding]:
-        table = self.tables[check.table]
-        groups: dict[Any, list[tuple[dict, Scope]]] = defaultdict(list)
-        for record, scope, key in self._member_rows(check, lambda scope: self.evaluator.eval(check.group, scope)):
-            if key is not None:
-                groups[key].append((record, scope))
-        out = []
-        for members in groups.values():
-            if not self._touches_focus(members):
-                continue  # its findings would all be on files not reported
-            aggregates: dict[str, Any] = {"count": len(members)}
-            for name, (fn, node) in check.aggregates.items():
-                values = [self.evaluator.eval(node, scope) for _, scope in members]
-                if fn == "count":
-                    aggregates[name] = sum(1 for v in values if v is True)
-                else:
-                    aggregates[name] = len({v for v in values if v is not None})
-            for record, scope in members:
-                if self.focus is not None and record["_file"] not in self.focus:
-                    continue
-                inner = derive(scope, aggregates=aggregates)
-                if self._true(check.when, inner) and self._true(check.report, inner):
-                    out.append(self._finding(rule, check, inner, field_path(table, check.field)))
-        return out
-
-    def _form_minority(self, rule: Rule, check: Check) -> list[Finding]:
-        table = self.tables[check.table]
-        partitions: dict[Any, dict[Any, list]] = defaultdict(lambda: defaultdict(list))
-        for record, scope, part in self._member_rows(check, lambda scope: self.evaluator.eval(check.partition, scope)):
-            group = self.evaluator.eval(check.group, scope)
-            if part is None or group is None:
-                continue
-            partitions[part][group].append((record, scope))
-        out = []
-        for groups in partitions.values():
-            if len(groups) < 2 or not any(self._touches_focus(m) for m in groups.values()):
-                continue
-            def rank(item):
-                members = item[1]
-                ties = [self.evaluator.eval(check.tiebreak, s) for _, s in members]
-                ties = [t for t in ties if t is not None]
-                return (-len(members), min(ties) if ties else "")
-            winner_key, winner = min(groups.items(), key=rank)
-            # the smallest tiebreak, and its text as written (for messages): min over (value, text)
-            ties = [pair for pair in (self._tiebreak(check, s) for _, s in winner) if pair[0] is not None]
-            largest, largest_text = min(ties, key=lambda pair: (pair[0], pair[1] or "")) if ties else (None, None)
-            for key, members in groups.items():
-                if key == winner_key:
-                    continue
-                for record, scope in members:
-                    inner = derive(scope, aggregates={"count": len(members), "largest": largest,
-                                                      "largest__text": largest_text})
-                    if self._true(check.when, inner):
-                        out.append(self._finding(rule, check, inner, field_path(table, check.field)))
-        return out
-
-    def _tiebreak(self, check: Check, scope: Scope) -> tuple[Any, Any]:
-        if check.tiebreak.op == "field":
-            return self.evaluator.nav(check.tiebreak.args, scope)
-        return self.evaluator.eval(check.tiebreak, scope), None
-
-    def _form_pairs(self, rule: Rule, check: Check) -> list[Finding]:
-        table = self.tables[check.table]
-        other_table = self.tables[check.with_table]
-        left, right = check.join
-        rows = self._rows(check, focused=True)
-        if not rows:
-            return []  # no record of a reported file: no partner index to build
-        others: dict[Any, list[dict]] = defaultdict(list)
-        for other in self.estate.tables[check.with_table]:
-            key = self.evaluator.eval(right, Scope(other, other_table))
-            if key is not None:
-                others[key].append(other)
-        if check.profile:
-            return self._profile_pairs(rule, check, others, rows)
-        out = []
-        for record, scope in rows:
-            key = self.evaluator.eval(left, scope)
-            if key is None:
-                continue
-            for other in sorted(others.get(key, ()), key=record_order):
-                inner = derive(scope, other=other, other_table=other_table)
-                if self._true(check.when, inner):
-                    out.append(self._finding(rule, check, inner, field_path(table, check.field)))
-        return out
-
-    def _profile_pairs(self, rule: Rule, check: Check, others: dict[Any, list[dict]],
-                       rows: list[tuple[dict, Scope]]) -> list[Finding]:
-        """Pairs whose `when` reads only the partner's profile: evaluated once per
-        distinct profile among a record's partners, then `other_when` per partner of
-        a profile that fired. The same findings as `when and other_when` over every
-        pair, at the cost of records x profiles instead of records x partners."""
-        table = self.tables[check.table]
-        other_table = self.tables[check.with_table]
-        names = list(check.profile)
-        grouped: dict[Any, dict[tuple, tuple[dict, list[dict]]]] = {}
-        for key, members in others.items():
-            profiles: dict[tuple, tuple[dict, list[dict]]] = {}
-            for other in members:
-                scope = Scope(other, other_table)
-                values = {n: self.evaluator.eval(check.profile[n], scope) for n in names}
-                identity = tuple(_hashable(values[n]) for n in names)
-                profiles.setdefault(identity, (values, []))[1].append(other)
-            grouped[key] = profiles
-        left = check.join[0]
-        # `when` reads the record only through these fields (and the estate, which is fixed):
-        # records with equal values share its result, per profile
-        reads = sorted({p[0] for p in field_paths(check.when) if p[0] not in _SCOPED_NAMES | {"profile"}}) \
-            if check.when is not None else []
-        # per distinct (join key, fields `when` reads): the profiles for which it fires
-        firing: dict[tuple, list] = {}
-        out = []
-        self.evaluator.item_memo = {}
-        try:
-            for record, scope in rows:
-                key = self.evaluator.eval(left, scope)
-                if key is None:
-                    continue
-                profiles = grouped.get(key)
-                if not profiles:
-                    continue
-                try:
-                    seen = (key,) + tuple(_hashable(self.evaluator.field(record, name)) for name in reads)
-                    fired = firing.get(seen)
-                except TypeError:
-                    seen = fired = None
-                if fired is None:
-                    fired = []
-                    for values, members in profiles.values():
-                        inner = derive(scope, aggregates={**scope.aggregates, "profile": values})
-                        if self._true(check.when, inner):
-                            fired.append((values, members))
-                    if seen is not None:
-                        firing[seen] = fired
-                for values, members in fired:
-                    inner = derive(scope, aggregates={**scope.aggregates, "profile": values})
-                    for other in sorted(members, key=record_order):
-                        pair = derive(inner, other=other, other_table=other_table)
-                        if check.other_when is None or self._true(check.other_when, pair):
-                            out.append(self._finding(rule, check, pair, field_path(table, check.field)))
-        finally:
-            self.evaluator.item_memo = None
-        return out
-
-
-def _hashable(value: Any) -> Any:
-    """A profile value as a dictionary key (lists become tuples)."""
-    if isinstance(value, list):
-        return tuple(_hashable(v) for v in value)
-    return value

@@ -17,7 +17,7 @@ guidance, examples) and one or more checks. A check has a form:
   ``other`` bound to the second;
 - ``builtin``: reported by the loader or validator (EXL001-EXL005) or, with
   ``runs: <name>``, computed by each engine's function of that name
-  (BUILTIN_CHECKS: EXL008's ``organization_count``); the pack holds its documentation.
+  (linter.forms.builtin.CHECKS: EXL008's ``organization_count``); the pack holds its documentation.
 
 Loading a pack never executes anything from it: expressions are parsed by
 ``linter.policy.expr`` into a tree and checked against the model's tables.
@@ -37,29 +37,18 @@ from linter.loading.fast_yaml import load as _yaml_load
 from linter.findings import SEVERITIES
 from linter.fixing.spec import FixSpecError, check_fix, parse_fix
 from linter.model.tables import TableSpec, load_tables
-from linter.policy.expr import ExprError, Node, parse
+from linter.forms import CHECK_KEYS, FORMS
+from linter.forms.builtin import parse_runs
+from linter.forms.errors import PackError, expression
+from linter.policy.expr import Node
 from linter.resources import rules_dir
 
 ID_PATTERN = re.compile(r"^[A-Z]{2,6}\d{3}$")
-FORMS = ("predicate", "unique", "reference", "group", "minority", "pairs", "builtin")
 RULE_KEYS = {
     "id", "title", "severity", "summary", "rationale", "source", "fix_hint", "examples", "fix", "checks",
     "options", "tags",
 }
-CHECK_KEYS = {
-    "form", "table", "where", "when", "field", "fields", "each", "message", "severity_when", "key",
-    "target", "target_key", "target_where", "required", "group", "aggregates", "report", "partition",
-    "tiebreak", "with", "join", "profile", "other_when", "runs",
-}
-# `form: builtin` checks that the engines compute (each engine has one function per
-# name: LocalEngine._builtin_<name>, engines.spark.job.BUILTIN_CHECKS); a builtin
-# rule without `runs` documents what the loader and validator report
-BUILTIN_CHECKS = ("organization_count",)
 CONTEXT_NAMES = {"organization", "item", "value", "other", "profile", "count", "group", "largest"}
-
-
-class PackError(ValueError):
-    pass
 
 
 @dataclass
@@ -89,7 +78,7 @@ class Check:
     # profile.<name> once per distinct profile, `other_when` then per partner
     profile: dict[str, Node] = dc_field(default_factory=dict)
     other_when: Node | None = None
-    runs: str | None = None  # form builtin: the engines' check of that name (BUILTIN_CHECKS)
+    runs: str | None = None  # form builtin: the engines' check of that name (linter.forms.builtin.CHECKS)
     placeholders: tuple[tuple[str, Node], ...] = ()
 
 
@@ -170,15 +159,6 @@ def _source(raw: Any, rule_id: str) -> dict:
 
 
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
-
-
-def _expr(text: Any, where: str) -> Node:
-    if isinstance(text, bool):
-        text = "True" if text else "False"
-    try:
-        return parse(str(text))
-    except ExprError as exc:
-        raise PackError(f"{where}: {exc}") from None
 
 
 class _Validator:
@@ -282,10 +262,7 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
     if form not in FORMS:
         raise PackError(f"{rule_id}: unknown form {form!r}; known: {', '.join(FORMS)}")
     if form == "builtin":
-        runs = merged.get("runs")
-        if runs is not None and runs not in BUILTIN_CHECKS:
-            raise PackError(f"{rule_id}: unknown builtin check {runs!r}; known: {', '.join(BUILTIN_CHECKS)}")
-        return Check("builtin", message=merged.get("message", ""), runs=runs)
+        return Check("builtin", message=merged.get("message", ""), runs=parse_runs(merged, rule_id))
     if "runs" in merged:
         raise PackError(f"{rule_id}: `runs` names a builtin check: only with form: builtin")
     tables = validator.tables
@@ -296,8 +273,7 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
     where = f"{rule_id}"
     check = Check(form=form, table=table_name)
     ctx: dict[str, Any] = {}
-    finding_ctx: dict[str, Any] | None = None  # messages' context, when it differs from `when`'s
-    check.where = _expr(merged["where"], where) if "where" in merged else None
+    check.where = expression(merged["where"], where) if "where" in merged else None
     validator.check(check.where, table, ctx, where)
     check.field = merged.get("field")
     check.fields = tuple(merged.get("fields") or ())
@@ -312,87 +288,17 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
         if spec is None or not spec.is_list:
             raise PackError(f"{rule_id}: each: {check.each!r} is not a list field of {table_name}")
         ctx["item"] = tables[spec.ref] if spec.ref else None
-    if form == "unique":
-        check.key = tuple(_expr(k, where) for k in (merged.get("key") or ["name"]))
-        for k in check.key:
-            validator.check(k, table, ctx, where)
-        ctx["count"] = None
-        ctx["group"] = None
-    elif form == "reference":
-        check.target = merged.get("target")
-        if check.target not in tables:
-            raise PackError(f"{rule_id}: unknown target table {check.target!r}")
-        if not check.field:
-            raise PackError(f"{rule_id}: a reference check needs `field`")
-        check.target_key = merged.get("target_key", "name")
-        check.target_where = _expr(merged["target_where"], where) if "target_where" in merged else None
-        validator.check(check.target_where, tables[check.target], {}, where)
-        check.required = bool(merged.get("required", False))
-        ctx["value"] = None
-    elif form == "group":
-        check.group = _expr(merged.get("group"), where)
-        validator.check(check.group, table, ctx, where)
-        for name, spec in (merged.get("aggregates") or {}).items():
-            if not isinstance(spec, dict) or len(spec) != 1:
-                raise PackError(f"{rule_id}: aggregate {name!r} must be {{count: expr}} or {{distinct: expr}}")
-            (fn, text), = spec.items()
-            if fn not in ("count", "distinct"):
-                raise PackError(f"{rule_id}: aggregate function {fn!r}; known: count, distinct")
-            node = _expr(text, where)
-            validator.check(node, table, ctx, where)
-            check.aggregates[name] = (fn, node)
-            ctx[name] = None
-        ctx["count"] = None
-        check.report = _expr(merged["report"], where) if "report" in merged else None
-        validator.check(check.report, table, ctx, where)
-    elif form == "minority":
-        check.partition = _expr(merged.get("partition"), where)
-        check.group = _expr(merged.get("group"), where)
-        check.tiebreak = _expr(merged.get("tiebreak", "name"), where)
-        for node in (check.partition, check.group, check.tiebreak):
-            validator.check(node, table, ctx, where)
-        ctx.update({"count": None, "largest": None})
-    elif form == "pairs":
-        check.with_table = merged.get("with")
-        if check.with_table not in tables:
-            raise PackError(f"{rule_id}: unknown `with` table {check.with_table!r}")
-        join = merged.get("join") or {}
-        left, right = _expr(join.get("left"), where), _expr(join.get("right"), where)
-        validator.check(left, table, ctx, where)
-        validator.check(right, tables[check.with_table], {}, where)
-        check.join = (left, right)
-        ctx["other"] = tables[check.with_table]
-        profile = merged.get("profile") or {}
-        if not isinstance(profile, dict):
-            raise PackError(f"{rule_id}: `profile` must map names to expressions over the `with` record")
-        for name, text in profile.items():
-            if not isinstance(name, str) or not name.isidentifier():
-                raise PackError(f"{rule_id}: profile name {name!r} is not an identifier")
-            node = _expr(text, where)
-            validator.check(node, tables[check.with_table], {}, where)
-            check.profile[name] = node
-        if "other_when" in merged:
-            if not profile:
-                raise PackError(f"{rule_id}: `other_when` needs a `profile` (without one, `when` reads `other`)")
-            check.other_when = _expr(merged["other_when"], where)
-            validator.check(check.other_when, table, {**ctx, "profile": dict(profile)}, where)
-        if profile:
-            # `when` runs once per profile: it may read profile.<name>, not the partner itself;
-            # messages and severities are per finding (partner and profile both known)
-            finding_ctx = {**ctx, "profile": dict(profile)}
-            del ctx["other"]
-            ctx["profile"] = dict(profile)
+    finding_ctx = FORMS[form].parse(check, merged, ctx, validator, where, rule_id)
     finding_ctx = finding_ctx or ctx
-    if form not in ("unique", "reference", "minority") or "when" in merged:
-        if "when" not in merged and form in ("predicate", "pairs", "group"):
-            raise PackError(f"{rule_id}: a {form} check needs `when`")
-        if "when" in merged:
-            check.when = _expr(merged["when"], where)
-            validator.check(check.when, table, ctx, where)
+    if "when" not in merged and FORMS[form].WHEN_REQUIRED:
+        raise PackError(f"{rule_id}: a {form} check needs `when`")
+    if "when" in merged:
+        check.when = expression(merged["when"], where)
+        validator.check(check.when, table, ctx, where)
     for severity, text in (merged.get("severity_when") or {}).items():
         if severity not in SEVERITIES:
             raise PackError(f"{rule_id}: severity_when: unknown severity {severity!r}")
-        node = _expr(text, where)
+        node = expression(text, where)
         validator.check(node, table, finding_ctx, where)
         check.severity_when[severity] = node
     check.message = merged.get("message") or ""
@@ -400,7 +306,7 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
         raise PackError(f"{rule_id}: a check needs a message")
     placeholders = []
     for text in _PLACEHOLDER.findall(check.message):
-        node = _expr(text, f"{rule_id} message")
+        node = expression(text, f"{rule_id} message")
         if node.op != "field":
             raise PackError(f"{rule_id}: message placeholders must be field names, got {{{text}}}")
         validator.check(node, table, finding_ctx, f"{rule_id} message")

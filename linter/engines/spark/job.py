@@ -8,10 +8,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from linter.engines.local import ORG_ABSENT, ORG_SEVERAL
 from linter.findings import RULE_FAILED, rule_failed_message
-from linter.engines.spark import forms
-from linter.engines.spark.compile import CompileError, Rec
+from linter.forms import FORMS
+from linter.engines.spark.compile import CompileError
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, spark_schema
@@ -70,49 +69,20 @@ def rule_findings(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list
     predicates: dict[str, list] = {}
     for rule in rules.values():
         for check in rule.checks:
-            if check.form == "builtin":
-                if check.runs:
-                    parts.extend(BUILTIN_CHECKS[check.runs](model, rule))
-                continue
             if check.form == "predicate":
                 predicates.setdefault(check.table, []).append((rule, check))
                 continue
             try:
-                parts.append(forms.FORMS[check.form](model, rule, check))
+                if check.form == "builtin":
+                    parts.extend(FORMS["builtin"].spark(model, rule, check))
+                else:
+                    parts.append(FORMS[check.form].spark(model, rule, check))
             except CompileError as exc:
                 failures.append((rule.id, str(exc)))
+    # the predicates of a table are one pass over it (Deequ-style): one projection
     for table, checks in predicates.items():
-        parts.extend(forms.predicates(model, table, checks, failures))
+        parts.extend(FORMS["predicate"].spark_batch(model, table, checks, failures))
     return parts, failures
-
-
-def organization_count(model: Model, rule: Rule) -> list[str]:
-    """EXL008: no Organization (while documents were modelled), or several."""
-    parts = []
-    absent = [est for est in model.estates
-              if model.org_counts.get(est, 0) == 0 and model.linted.get(est, 0) > 0]
-    if absent:
-        values = ", ".join(f"({est})" for est in absent)
-        parts.append(f"SELECT `_est`, {string(rule.id)} AS rule, {string(rule.severity)} AS severity, "
-                     f"{string(ORG_ABSENT)} AS message, CAST(NULL AS STRING) AS file, CAST(NULL AS BIGINT) AS line, "
-                     f"CAST(NULL AS BIGINT) AS `column`, CAST(NULL AS STRING) AS path, "
-                     f"CAST(NULL AS STRING) AS entity_kind, CAST(NULL AS STRING) AS entity_name "
-                     f"FROM VALUES {values} AS t(`_est`)")
-    if any(count > 1 for count in model.org_counts.values()):
-        view = q(model.view("Organization"))
-        cands = forms.candidates(Rec("", model.tables["Organization"]), ("metadata", "name"))
-        before, _, after = ORG_SEVERAL.partition("{count}")
-        meta = ", ".join(q(c) for c in forms.META)
-        rows = (f"SELECT {meta}, {string(rule.id)} AS `rule`, {string(rule.severity)} AS `severity`, "
-                f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS `message`, {cands} AS `cands` "
-                f"FROM {view} JOIN (SELECT `_est` AS `_oe`, count(1) AS `_oc` FROM {view} GROUP BY `_est` "
-                f"HAVING count(1) > 1) AS `c` ON `_est` = `_oe`")
-        parts.append(forms.locate(model, rows))
-    return parts
-
-
-# the `form: builtin` checks the packs name (linter.policy.packs.BUILTIN_CHECKS)
-BUILTIN_CHECKS = {"organization_count": organization_count}
 
 
 def failure_findings(spark, model: Model, failures: list):

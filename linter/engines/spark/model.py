@@ -2,7 +2,7 @@
 fields, the Organization row of each estate, the site graph as small arrays, and
 the name-deduplicated tables that navigation joins.
 
-Mirrors linter.estate.build_model and LocalEngine._compute_derived: derived
+Mirrors linter.estate.build_model and the local evaluator's derived fields (Evaluator.field): derived
 fields are computed table by table in tables.yaml order; the Organization is
 the one document of the estate, or a record of documented defaults when there
 is none or several; duplicate names resolve to the first record by (file,
@@ -191,7 +191,7 @@ class Model:
     def with_facts(self, name: str, view: str) -> str:
         """SQL of the rows of ``view`` (table ``name``) with the table's facts:
         counts of the records of another table meeting a condition, per estate or
-        (``by``) per record named by the counted record (LocalEngine._fact)."""
+        (``by``) per record named by the counted record (Evaluator._fact)."""
         table = self.tables[name]
         base = [c for c in self.columns[name] if c not in table.facts]
         items = [f"`t`.{q(c)}" for c in base]

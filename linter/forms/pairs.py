@@ -1,0 +1,280 @@
+"""The `pairs` check form: each record with each record of table `with` sharing the `join` key (`other`), or with a `profile` of them.
+
+Side by side: its keys and their validation (``parse``, called by
+linter.policy.packs), its evaluation by the local engine (``local``), and its
+Spark SQL (``spark``, called by the estate job). The two engines must give
+the same findings (tests/spark/test_parity.py, test_differential.py)."""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from linter.engines.scope import derive, hashable, Scope, SCOPED_NAMES
+from linter.findings import Finding
+from linter.forms.errors import PackError, expression
+from linter.estate import record_order
+from linter.policy.expr import field_paths
+from linter.policy.locate import field_path
+
+if TYPE_CHECKING:
+    from linter.engines.local import LocalEngine
+    from linter.engines.spark.model import Model
+    from linter.policy.packs import Check, Rule
+
+NAME = "pairs"
+KEYS = ("with", "join", "profile", "other_when")  # the check keys of this form (beside the keys every check has)
+WHEN_REQUIRED = True  # whether a check of this form needs `when`
+
+
+def parse(check: "Check", merged: dict, ctx: dict, validator, where: str, rule_id: str) -> dict | None:
+    """Returns the context of messages and severities when it differs from `when`'s
+    (with a profile, `when` reads the profile and messages the partner too)."""
+    tables = validator.tables
+    table = tables[check.table]
+    check.with_table = merged.get("with")
+    if check.with_table not in tables:
+        raise PackError(f"{rule_id}: unknown `with` table {check.with_table!r}")
+    join = merged.get("join") or {}
+    left, right = expression(join.get("left"), where), expression(join.get("right"), where)
+    validator.check(left, table, ctx, where)
+    validator.check(right, tables[check.with_table], {}, where)
+    check.join = (left, right)
+    ctx["other"] = tables[check.with_table]
+    profile = merged.get("profile") or {}
+    if not isinstance(profile, dict):
+        raise PackError(f"{rule_id}: `profile` must map names to expressions over the `with` record")
+    for name, text in profile.items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise PackError(f"{rule_id}: profile name {name!r} is not an identifier")
+        node = expression(text, where)
+        validator.check(node, tables[check.with_table], {}, where)
+        check.profile[name] = node
+    if "other_when" in merged:
+        if not profile:
+            raise PackError(f"{rule_id}: `other_when` needs a `profile` (without one, `when` reads `other`)")
+        check.other_when = expression(merged["other_when"], where)
+        validator.check(check.other_when, table, {**ctx, "profile": dict(profile)}, where)
+    if profile:
+        # `when` runs once per profile: it may read profile.<name>, not the partner itself;
+        # messages and severities are per finding (partner and profile both known)
+        finding_ctx = {**ctx, "profile": dict(profile)}
+        del ctx["other"]
+        ctx["profile"] = dict(profile)
+        return finding_ctx
+    return None
+
+
+# -- the local engine ----------------------------------------------------------------------
+def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
+    table = engine.tables[check.table]
+    other_table = engine.tables[check.with_table]
+    left, right = check.join
+    rows = engine.rows(check, focused=True)
+    if not rows:
+        return []  # no record of a reported file: no partner index to build
+    others: dict[Any, list[dict]] = defaultdict(list)
+    for other in engine.estate.tables[check.with_table]:
+        key = engine.evaluator.eval(right, Scope(other, other_table))
+        if key is not None:
+            others[key].append(other)
+    if check.profile:
+        return _profile_pairs(engine, rule, check, others, rows)
+    out = []
+    for record, scope in rows:
+        key = engine.evaluator.eval(left, scope)
+        if key is None:
+            continue
+        for other in sorted(others.get(key, ()), key=record_order):
+            inner = derive(scope, other=other, other_table=other_table)
+            if engine.true(check.when, inner):
+                out.append(engine.finding(rule, check, inner, field_path(table, check.field)))
+    return out
+
+
+def _profile_pairs(engine: "LocalEngine", rule: "Rule", check: "Check", others: dict[Any, list[dict]],
+                   rows: list[tuple[dict, Scope]]) -> list[Finding]:
+    """Pairs whose `when` reads only the partner's profile: evaluated once per
+    distinct profile among a record's partners, then `other_when` per partner of
+    a profile that fired. The same findings as `when and other_when` over every
+    pair, at the cost of records x profiles instead of records x partners."""
+    table = engine.tables[check.table]
+    other_table = engine.tables[check.with_table]
+    names = list(check.profile)
+    grouped: dict[Any, dict[tuple, tuple[dict, list[dict]]]] = {}
+    for key, members in others.items():
+        profiles: dict[tuple, tuple[dict, list[dict]]] = {}
+        for other in members:
+            scope = Scope(other, other_table)
+            values = {n: engine.evaluator.eval(check.profile[n], scope) for n in names}
+            identity = tuple(hashable(values[n]) for n in names)
+            profiles.setdefault(identity, (values, []))[1].append(other)
+        grouped[key] = profiles
+    left = check.join[0]
+    # `when` reads the record only through these fields (and the estate, which is fixed):
+    # records with equal values share its result, per profile
+    reads = sorted({p[0] for p in field_paths(check.when) if p[0] not in SCOPED_NAMES | {"profile"}}) \
+        if check.when is not None else []
+    # per distinct (join key, fields `when` reads): the profiles for which it fires
+    firing: dict[tuple, list] = {}
+    out = []
+    engine.evaluator.item_memo = {}
+    try:
+        for record, scope in rows:
+            key = engine.evaluator.eval(left, scope)
+            if key is None:
+                continue
+            profiles = grouped.get(key)
+            if not profiles:
+                continue
+            try:
+                seen = (key,) + tuple(hashable(engine.evaluator.field(record, name)) for name in reads)
+                fired = firing.get(seen)
+            except TypeError:
+                seen = fired = None
+            if fired is None:
+                fired = []
+                for values, members in profiles.values():
+                    inner = derive(scope, aggregates={**scope.aggregates, "profile": values})
+                    if engine.true(check.when, inner):
+                        fired.append((values, members))
+                if seen is not None:
+                    firing[seen] = fired
+            for values, members in fired:
+                inner = derive(scope, aggregates={**scope.aggregates, "profile": values})
+                for other in sorted(members, key=record_order):
+                    pair = derive(inner, other=other, other_table=other_table)
+                    if check.other_when is None or engine.true(check.other_when, pair):
+                        out.append(engine.finding(rule, check, pair, field_path(table, check.field)))
+    finally:
+        engine.evaluator.item_memo = None
+    return out
+
+
+# -- Spark SQL -----------------------------------------------------------------------------
+OTHER = "_o_"
+
+
+def spark(model: Model, rule: "Rule", check: "Check") -> str:
+    # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
+    from dataclasses import replace
+    from linter.engines.spark.compile import Frame, Rec, Scope
+    from linter.engines.spark.forms import fires_when, finding, fired
+    from linter.engines.spark.model import KEYS
+    from linter.engines.spark.sqltext import q
+
+    if check.profile:
+        return _spark_profile_pairs(model, rule, check)
+    other_table = model.tables[check.with_table]
+    left_node = check.join[0]
+    others = _spark_partners(model, check, Frame.over(model, check.with_table), [])
+    frame = Frame.over(model, check.table)
+    scope = Scope(Rec("", model.tables[check.table]))
+    a = model.alias()
+    extras = {a + "w": fires_when(frame, check.where, scope), a + "key": frame.compile(left_node, scope).sql}
+    hint = f"/*+ BROADCAST({q(a + 'o')}) */ " if model.small(check.with_table) else ""
+    inner = frame.derived_base(
+        lambda parent: f"SELECT {hint}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} "
+                       f"WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} JOIN ({others}) AS {q(a + 'o')} "
+                       f"ON `_est` = {q(OTHER + '_est')} AND {q(a + 'key')} = {q(OTHER + '_key')}", extras)
+    inner.keys = KEYS + [OTHER + "_rid"]
+    scope = replace(scope, other=Rec(OTHER, other_table))
+    relative = field_path(scope.record.table, check.field)
+    return fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])
+
+
+def _spark_partners(model: Model, check: Check, other_frame: Frame, columns: list[str]) -> str:
+    """SQL of the `with` records that have a join key: every column renamed with
+    the OTHER prefix, the key as `_o__key`, plus ``columns``."""
+    # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
+    from linter.engines.spark.compile import Frame, Rec, Scope
+    from linter.engines.spark.sqltext import q
+
+    right = other_frame.compile(check.join[1], Scope(Rec("", model.tables[check.with_table])))
+    renamed = [f"{q(other_frame.alias)}.{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
+    return other_frame.select(renamed + [f"{right.sql} AS {q(OTHER + '_key')}"] + columns,
+                              where=f"({right.sql}) IS NOT NULL")
+
+
+def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
+    """Pairs with a profile (``_profile_pairs`` above): the partners' distinct
+    profiles per join key are a small broadcast table; `when` runs once per
+    distinct (join key, values of the columns it reads) and profile; the rows
+    that fire are joined back to their records and to the partners of that
+    profile, where `other_when` picks the findings. The rows formed are distinct
+    records x profiles plus findings, never records x partners."""
+    # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
+    from dataclasses import replace
+    from linter.engines.spark.compile import Frame, Rec, Scope, Val
+    from linter.engines.spark.forms import fires_when, finding, fired
+    from linter.engines.spark.model import KEYS
+    from linter.engines.spark.sqltext import q
+    from linter.policy.expr import field_paths
+
+    other_table = model.tables[check.with_table]
+    left_node = check.join[0]
+    a = model.alias()
+    other_frame = Frame.over(model, check.with_table)
+    other_scope = Scope(Rec("", other_table))
+    columns: list[str] = []  # profile columns (values and texts), as named in the partners' rows
+    profile_values: dict[str, Val] = {}  # as named in the rows paired with a profile
+    profile_names: list[str] = []
+    for name, node in check.profile.items():
+        val = other_frame.compile(node, other_scope)
+        column = OTHER + "p_" + name
+        columns.append(f"{val.sql} AS {q(column)}")
+        profile_names.append(column)
+        text = None
+        if val.text is not None:
+            columns.append(f"{val.text} AS {q(column + '__t')}")
+            profile_names.append(column + "__t")
+            text = q(a + column + "__t")
+        profile_values[name] = Val(q(a + column), val.type, text, val.text_type if text else None)
+    others_view = model._view_name(f"{check.with_table}_profiled")
+    model.sql(_spark_partners(model, check, other_frame, columns)).createOrReplaceTempView(others_view)
+    picked = ", ".join([f"{q(OTHER + '_est')} AS {q(a + 'pe')}", f"{q(OTHER + '_key')} AS {q(a + 'pk')}"]
+                       + [f"{q(c)} AS {q(a + c)}" for c in profile_names])
+    profiles = f"SELECT DISTINCT {picked} FROM {q(others_view)}"
+
+    table = model.tables[check.table]
+    frame = Frame.over(model, check.table)
+    scope = Scope(Rec("", table))
+    extras = {a + "w": fires_when(frame, check.where, scope), a + "key": frame.compile(left_node, scope).sql}
+    # `when` reads the record only through these columns: it runs once per distinct
+    # (estate, key, these values) and profile, on a representative row (the smallest
+    # row id, so that arrays precomputed per list position are found), as
+    # the local ``_profile_pairs`` shares verdicts between equal records
+    reads = sorted({path[0] for path in field_paths(check.when) if path[0] in model.columns[check.table]}
+                   if check.when is not None else set())
+    reads += [c + "__text" for c in reads if model.has(check.table, c + "__text")]
+    read_columns = "".join(f", {q(c)}" for c in reads)
+    # Adaptive execution sizes the partitions by the distinct rows, a few thousand,
+    # and would put them in one task, yet each becomes a row per profile here (the
+    # bulk of the rule's work): spread them over the shuffle partitions.
+    spread = int(model.spark.conf.get("spark.sql.shuffle.partitions") or 8)
+    distinct = (f"SELECT /*+ REPARTITION({spread}) */ `_est`, min(`_rid`) AS `_rid`, {q(a + 'key')}{read_columns} FROM ({frame.relation(extras=extras)}) "
+                f"AS {q(a + 'all')} WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL "
+                f"GROUP BY `_est`, {q(a + 'key')}{read_columns}")
+    by_profile = Frame(model, f"(SELECT /*+ BROADCAST({q(a + 'p')}) */ * FROM ({distinct}) AS {q(a + 'd')} "
+                              f"JOIN ({profiles}) AS {q(a + 'p')} ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')})",
+                       KEYS + [a + c for c in profile_names])
+    when_scope = replace(scope, aggregates={"profile": profile_values})
+    fires = fires_when(by_profile, check.when, when_scope)
+    fired_rows = by_profile.select(
+        [f"`_est` AS {q(a + 'fe')}", f"{q(a + 'key')} AS {q(a + 'fk')}"]
+        + [f"{q(c)} AS {q(a + 'f_' + c)}" for c in reads] + [q(a + c) for c in profile_names], where=fires)
+    same_record = "".join(f" AND {q(c)} <=> {q(a + 'f_' + c)}" for c in reads)
+    same_profile = "".join(f" AND {q(a + c)} <=> {q(c)}" for c in profile_names)
+    hint = f"/*+ BROADCAST({q(a + 'f')}{', ' + q(a + 'o') if model.small(check.with_table) else ''}) */ "
+    inner = frame.derived_base(
+        lambda parent: f"SELECT {hint}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {q(a + 'w')} "
+                       f"AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} "
+                       f"JOIN ({fired_rows}) AS {q(a + 'f')} ON `_est` = {q(a + 'fe')} AND {q(a + 'key')} = {q(a + 'fk')}"
+                       f"{same_record} "
+                       f"JOIN {q(others_view)} AS {q(a + 'o')} ON `_est` = {q(OTHER + '_est')} "
+                       f"AND {q(a + 'key')} = {q(OTHER + '_key')}{same_profile}", extras)
+    inner.keys = KEYS + [OTHER + "_rid"]
+    pair_scope = replace(scope, other=Rec(OTHER, other_table), aggregates={"profile": profile_values})
+    relative = field_path(table, check.field)
+    return fired(inner, [f"CASE WHEN {fires_when(inner, check.other_when, pair_scope)} THEN "
+                         f"{finding(inner, rule, check, pair_scope, relative)} END"])

@@ -1,0 +1,115 @@
+"""The `predicate` check form: each record (each list item with `each`, each field with `fields`) for which `when` holds.
+
+Side by side: its keys and their validation (``parse``, called by
+linter.policy.packs), its evaluation by the local engine (``local``), and its
+Spark SQL (``spark_batch``, called by the estate job). The two engines must give
+the same findings (tests/spark/test_parity.py, test_differential.py)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from linter.engines.scope import derive
+from linter.findings import Finding
+from linter.policy.locate import field_path
+
+if TYPE_CHECKING:
+    from linter.engines.local import LocalEngine
+    from linter.engines.spark.model import Model
+    from linter.policy.packs import Check, Rule
+
+NAME = "predicate"
+KEYS = ()  # the check keys of this form (beside the keys every check has)
+WHEN_REQUIRED = True  # whether a check of this form needs `when`
+
+
+def parse(check: "Check", merged: dict, ctx: dict, validator, where: str, rule_id: str) -> dict | None:
+    """Nothing beyond the keys every check has (table, where, field/fields/each, when)."""
+    return None
+
+
+# -- the local engine ----------------------------------------------------------------------
+def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
+    table = engine.tables[check.table]
+    out = []
+    for record, scope in engine.rows(check, focused=True):
+        if check.each:
+            spec = table.fields[check.each]
+            values = engine.evaluator.field(record, check.each) or []
+            texts = record.get(check.each + "__text") or values
+            ref = engine.tables[spec.ref] if spec.ref else None
+            for index, (value, text) in enumerate(zip(values, texts)):
+                inner = derive(scope, item=value, item_text=text, item_table=ref)
+                if engine.true(check.when, inner):
+                    out.append(engine.finding(rule, check, inner, spec.path + (index,)))
+        elif check.fields:
+            for name in check.fields:
+                spec = table.fields.get(name)
+                ref = engine.tables[spec.ref] if spec is not None and spec.ref else None
+                inner = derive(scope, value=engine.evaluator.field(record, name), value_text=record.get(name + "__text"),
+                                value_table=ref)
+                if engine.true(check.when, inner):
+                    out.append(engine.finding(rule, check, inner, field_path(table, name)))
+        elif engine.true(check.when, scope):
+            out.append(engine.finding(rule, check, scope, field_path(table, check.field)))
+    return out
+
+
+# -- Spark SQL -----------------------------------------------------------------------------
+def spark_batch(model: Model, table_name: str, checks: list, failures: list) -> list[str]:
+    """Queries for all predicate checks of one table: one per `each` list (plain and
+    `fields` checks share the one without a list)."""
+    # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
+    from dataclasses import replace
+    from linter.engines.spark.compile import Bound, CompileError, explode_items, Frame, Rec, Scope, STR, Val
+    from linter.engines.spark.forms import fired
+    from linter.engines.spark.sqltext import q
+
+    table = model.tables[table_name]
+    groups: dict = {}
+    for rule, check in checks:
+        groups.setdefault(check.each, []).append((rule, check))
+    out = []
+    for each, members in groups.items():
+        frame = Frame.over(model, table_name)
+        scope = Scope(Rec("", table))
+        position = None
+        if each:
+            spec = table.fields[each]
+            frame, position, iv, it = explode_items(frame, q(each), q(each + "__text"))
+            ref = model.tables[spec.ref] if spec.ref else None
+            scope = replace(scope, item=Bound(Val(q(iv), STR, q(it), STR, name=iv), ref))
+        structs = []
+        for rule, check in members:
+            try:
+                structs.extend(_spark_structs(frame, rule, check, scope, position))
+            except CompileError as exc:
+                failures.append((rule.id, str(exc)))
+        if structs:
+            out.append(fired(frame, structs))
+    return out
+
+
+def _spark_structs(frame: Frame, rule: "Rule", check: "Check", scope: Scope, position) -> list[str]:
+    # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
+    from dataclasses import replace
+    from linter.engines.spark.compile import Bound, Frame, Scope
+    from linter.engines.spark.forms import fires_when, finding, Index
+
+    model = frame.model
+    table = model.tables[check.table]
+    where = fires_when(frame, check.where, scope)
+    if check.each:
+        spec = table.fields[check.each]
+        fires = f"{where} AND {fires_when(frame, check.when, scope)}"
+        return [f"CASE WHEN {fires} THEN {finding(frame, rule, check, scope, spec.path + (Index(position),))} END"]
+    if check.fields:
+        structs = []
+        for name in check.fields:
+            spec = table.fields.get(name)
+            ref = model.tables[spec.ref] if spec is not None and spec.ref else None
+            inner = replace(scope, value=Bound(frame.field(scope.record, name), ref))
+            fires = f"{where} AND {fires_when(frame, check.when, inner)}"
+            structs.append(f"CASE WHEN {fires} THEN {finding(frame, rule, check, inner, field_path(table, name))} END")
+        return structs
+    fires = f"{where} AND {fires_when(frame, check.when, scope)}"
+    return [f"CASE WHEN {fires} THEN {finding(frame, rule, check, scope, field_path(table, check.field))} END"]
