@@ -1,4 +1,5 @@
-"""The `group` check form: records grouped by `group`, with counts and `aggregates` per group; `when` and `report` per record.
+"""The `group` check form: records grouped by `group`, with counts and `aggregates` per
+group; `when` and `report` per record.
 
 Side by side: its keys and their validation (``parse``, called by
 linter.policy.packs), its evaluation by the local engine (``local``), and its
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from linter.engines.scope import derive, Scope
+from linter.engines.scope import Scope, derive
 from linter.findings import Finding
 from linter.forms.errors import PackError, expression
 from linter.policy.locate import field_path
@@ -75,6 +76,7 @@ def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
 def spark(model: Model, rule: "Rule", check: "Check") -> str:
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
+
     from linter.engines.spark.compile import Frame, INT, Rec, Scope, strict_true, Val
     from linter.engines.spark.forms import fires_when, finding, fired
     from linter.engines.spark.sqltext import q

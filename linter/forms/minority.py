@@ -1,4 +1,5 @@
-"""The `minority` check form: within each `partition`, the records outside the largest `group` (ties: the smallest `tiebreak`).
+"""The `minority` check form: within each `partition`, the records outside the largest
+`group` (ties: the smallest `tiebreak`).
 
 Side by side: its keys and their validation (``parse``, called by
 linter.policy.packs), its evaluation by the local engine (``local``), and its
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from linter.engines.scope import derive, Scope
+from linter.engines.scope import Scope, derive
 from linter.findings import Finding
 from linter.forms.errors import expression
 from linter.policy.locate import field_path
@@ -78,6 +79,7 @@ def _tiebreak(engine: "LocalEngine", check: Check, scope: Scope) -> tuple[Any, A
 def spark(model: Model, rule: "Rule", check: "Check") -> str:
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
+
     from linter.engines.spark.compile import Frame, INT, Rec, Scope, STR, Val
     from linter.engines.spark.forms import fires_when, finding, fired
     from linter.engines.spark.sqltext import q

@@ -1,4 +1,5 @@
-"""The `pairs` check form: each record with each record of table `with` sharing the `join` key (`other`), or with a `profile` of them.
+"""The `pairs` check form: each record with each record of table `with` sharing the
+`join` key (`other`), or with a `profile` of them.
 
 Side by side: its keys and their validation (``parse``, called by
 linter.policy.packs), its evaluation by the local engine (``local``), and its
@@ -9,10 +10,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from linter.engines.scope import derive, hashable, Scope, SCOPED_NAMES
+from linter.engines.scope import SCOPED_NAMES, Scope, derive, hashable
+from linter.estate import record_order
 from linter.findings import Finding
 from linter.forms.errors import PackError, expression
-from linter.estate import record_order
 from linter.policy.expr import field_paths
 from linter.policy.locate import field_path
 
@@ -157,6 +158,7 @@ OTHER = "_o_"
 def spark(model: Model, rule: "Rule", check: "Check") -> str:
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
+
     from linter.engines.spark.compile import Frame, Rec, Scope
     from linter.engines.spark.forms import fires_when, finding, fired
     from linter.engines.spark.model import KEYS
@@ -205,6 +207,7 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     records x profiles plus findings, never records x partners."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
+
     from linter.engines.spark.compile import Frame, Rec, Scope, Val
     from linter.engines.spark.forms import fires_when, finding, fired
     from linter.engines.spark.model import KEYS

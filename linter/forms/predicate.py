@@ -1,4 +1,5 @@
-"""The `predicate` check form: each record (each list item with `each`, each field with `fields`) for which `when` holds.
+"""The `predicate` check form: each record (each list item with `each`, each field with
+`fields`) for which `when` holds.
 
 Side by side: its keys and their validation (``parse``, called by
 linter.policy.packs), its evaluation by the local engine (``local``), and its
@@ -60,6 +61,7 @@ def spark_batch(model: Model, table_name: str, checks: list, failures: list) -> 
     `fields` checks share the one without a list)."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
+
     from linter.engines.spark.compile import Bound, CompileError, explode_items, Frame, Rec, Scope, STR, Val
     from linter.engines.spark.forms import fired
     from linter.engines.spark.sqltext import q
@@ -92,6 +94,7 @@ def spark_batch(model: Model, table_name: str, checks: list, failures: list) -> 
 def _spark_structs(frame: Frame, rule: "Rule", check: "Check", scope: Scope, position) -> list[str]:
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
+
     from linter.engines.spark.compile import Bound, Frame, Scope
     from linter.engines.spark.forms import fires_when, finding, Index
 

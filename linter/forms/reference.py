@@ -1,4 +1,5 @@
-"""The `reference` check form: a `field` naming no record of table `target` (by `target_key`, among the `target_where` ones).
+"""The `reference` check form: a `field` naming no record of table `target` (by
+`target_key`, among the `target_where` ones).
 
 Side by side: its keys and their validation (``parse``, called by
 linter.policy.packs), its evaluation by the local engine (``local``), and its
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from linter.engines.scope import derive, Scope
+from linter.engines.scope import Scope, derive
 from linter.findings import Finding
 from linter.forms.errors import PackError, expression
 from linter.forms.errors import PackError, expression
@@ -89,6 +90,7 @@ def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
 def spark(model: Model, rule: "Rule", check: "Check") -> str:
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
+
     from linter.engines.spark.compile import Bound, explode_items, Frame, Rec, Scope, STR, Val
     from linter.engines.spark.forms import fires_when, finding, fired, Index
     from linter.engines.spark.sqltext import q
