@@ -141,41 +141,15 @@ def test_output_parent_that_is_not_a_directory_is_exit_2(spark, defective_estate
 
 @pytest.fixture(scope="module")
 def small_inventory(tmp_path_factory):
-    """A generated 20-server JSON Lines inventory with defects, and its findings by
-    the reference (Python) parse (tests/spark/test_parity.py compares that path
-    with the local engine)."""
+    """A generated 20-server JSON Lines inventory with defects, and the estate job's
+    findings on it."""
     from linter.generate.core import Settings, generate
 
     path = tmp_path_factory.mktemp("parse") / "estate.jsonl"
     generate(Settings(servers=20, seed=5, defect_rate=0.3, format="jsonl", output=str(path)))
-    done = CliRunner().invoke(cli, ["estate", str(path), "--format", "json", "--quiet", "--parse", "python"])
+    done = CliRunner().invoke(cli, ["estate", str(path), "--format", "json", "--quiet"])
     assert done.exit_code == 1, done.output
     return path, sorted(map(json.dumps, json.loads(done.stdout)["findings"]))
-
-
-@pytest.mark.parametrize("parse, native", [("sql", True), ("python", False), ("auto", None)])
-def test_parse_option_chooses_the_parse_path_and_keeps_the_findings(spark, small_inventory, parse, native,
-                                                                    monkeypatch):
-    """--parse reaches the job; on a small inventory `auto` is the Python path
-    (inventory.NATIVE_MIN_BYTES), and every choice gives the same findings."""
-    from linter.engines.spark import job
-
-    inventory, expected = small_inventory
-    seen = {}
-    real = job.run
-
-    def spy(*args, **kwargs):
-        seen["native"] = kwargs.get("native")
-        run = real(*args, **kwargs)
-        seen["native_lines"] = run.inventory.native_lines
-        return run
-
-    monkeypatch.setattr(job, "run", spy)
-    done = CliRunner().invoke(cli, ["estate", str(inventory), "--format", "json", "--quiet", "--parse", parse])
-    assert done.exit_code == 1, done.output
-    assert seen["native"] is native
-    assert (seen["native_lines"] > 0) == (parse == "sql")
-    assert sorted(map(json.dumps, json.loads(done.stdout)["findings"])) == expected and expected
 
 
 def test_check_reads_json_lines_as_the_estate_job_does(small_inventory):

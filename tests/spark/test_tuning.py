@@ -1,6 +1,4 @@
-"""The job's choices made from the inventory's size: which parse path reads the
-JSON Lines (both give the same result, tests/spark/test_native_json.py) and whether
-the estate runs with the small-inventory settings (tests/spark/test_parity.py runs
+"""The job's choices made from the inventory's size: whether the estate runs with the small-inventory settings (tests/spark/test_parity.py runs
 both settings). No Spark session: these are decisions, made before any query."""
 from __future__ import annotations
 
@@ -10,29 +8,8 @@ import pytest
 
 pytest.importorskip("pyspark", reason="pyspark is an optional extra: pip install 'exlint[spark]'")
 
-from linter.engines.spark import inventory as inventory_module  # noqa: E402
 from linter.engines.spark import job  # noqa: E402
-from linter.engines.spark.inventory import InputFile, prefer_native  # noqa: E402
 from linter.policy.packs import load_rules  # noqa: E402
-
-
-def _sparse(path, size: int) -> str:
-    with open(path, "wb") as handle:
-        handle.truncate(size)  # no disk used: only the size is read
-    return str(path)
-
-
-def test_small_json_lines_take_the_python_path_and_large_ones_the_sql_path(tmp_path):
-    limit = inventory_module.NATIVE_MIN_BYTES
-    small = InputFile(_sparse(tmp_path / "a.jsonl", limit // 2), "a.jsonl", "jsonl")
-    half = InputFile(_sparse(tmp_path / "b.parquet", limit // 2), "b.parquet", "parquet")
-    big = InputFile(_sparse(tmp_path / "c.jsonl", limit), "c.jsonl", "jsonl")
-    yaml = InputFile(_sparse(tmp_path / "d.yaml", limit * 4), "d.yaml", "yaml")
-    assert not prefer_native([small])
-    assert prefer_native([small, half])  # the sizes add up
-    assert prefer_native([big])
-    assert not prefer_native([yaml])  # YAML is parsed in Python whatever its size
-    assert not prefer_native([InputFile(str(tmp_path / "gone.jsonl"), "gone.jsonl", "jsonl")])
 
 
 def _counts(servers: int) -> dict:

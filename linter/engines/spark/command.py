@@ -33,15 +33,12 @@ from linter.options import ExitError, fail_on_option, ignore_option, no_inline_s
 @ignore_option
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (.exlint.yaml).")
 @no_inline_suppressions_option
-@click.option("--parse", type=click.Choice(["auto", "sql", "python"]), default="auto", show_default=True,
-              help="Where JSON Lines and Parquet are parsed and validated: in Spark SQL (executors run no Python "
-                   "for clean lines), in Python, or auto (SQL from 256 MB of input). The findings are the same.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress display (on a terminal) and no progress lines "
               "(in a log).")
 @click.option("--debug", is_flag=True, help="Show Spark's own output and full traces on the terminal instead of "
               "one line and a log file.")
 def estate_command(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,
-                   fail_on, select, ignore, config, no_inline_suppressions, parse, quiet, debug):
+                   fail_on, select, ignore, config, no_inline_suppressions, quiet, debug):
     """Lint an estate-wide inventory (YAML tree, JSON Lines or Parquet) on Apache Spark."""
     from linter.engines.spark.failures import new_log_path
 
@@ -51,7 +48,7 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
     state: dict = {}  # what the run got to: its progress display, whether it started Spark
     try:
         code = _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report,
-                       compare, fail_on, select, ignore, config, no_inline_suppressions, parse, quiet, log, state)
+                       compare, fail_on, select, ignore, config, no_inline_suppressions, quiet, log, state)
     except KeyboardInterrupt:
         _interrupted(state)
     except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
@@ -188,7 +185,7 @@ def _kill_tree(pid: int) -> None:
 
 
 def _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,
-            fail_on, select, ignore, config, no_inline_suppressions, parse, quiet, log, state: dict) -> int:
+            fail_on, select, ignore, config, no_inline_suppressions, quiet, log, state: dict) -> int:
     from linter.config import Config, ConfigError, read_config
     from linter.engines.spark.session import SessionError, SessionOptions, build_session, check_java, \
         parse_conf, require_pyspark
@@ -235,7 +232,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             check_executors(spark)
         run = job.run(spark, inputs, rules, configuration, split_rule_ids(select), split_rule_ids(ignore), user_conf=options.conf,
                       progress=progress, inline_suppressions=not no_inline_suppressions,
-                      native={"auto": None, "sql": True, "python": False}[parse], stages=follower(spark))
+                      stages=follower(spark))
     except (SessionError, InputError, ExecutorError) as exc:
         progress.done(summary=False)
         raise ExitError(str(exc)) from None

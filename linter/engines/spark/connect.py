@@ -59,7 +59,7 @@ def union_frame(spark, schema, yaml_tasks, jsonl_tasks, task_partition, inputs):
     """The union DataFrame of inventory.read_inventory, built with mapInArrow.
     ``task_partition(index, tasks)``: the union rows of parse tasks (dicts with
     TASK_SCHEMA's keys); ``inputs``: (DataFrame, partition(index, rows), index
-    shift) of further rows to parse (the lines native.py left, Parquet rows).
+    shift) of further rows to parse (Parquet rows).
     Inventory's code is passed in, so this module stays Arrow plumbing only."""
     tasks = [("yaml", est, path, display, 0, 0, 0, i) for i, (est, path, display) in enumerate(yaml_tasks)]
     tasks += [("jsonl", est, path, display, start, stop, first, len(tasks) + i)

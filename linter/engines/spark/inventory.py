@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from linter.engines.spark import native as native_sql
 from linter.engines.spark import records as rows
 from linter.findings import Finding
 from linter.loading import JSONL_SUFFIXES, YAML_SUFFIXES, Document, InputError, RefusedPath, checked, load_file, \
@@ -133,7 +132,7 @@ class Emitter:
                 for s in parse_suppressions(display, text) for rule in s.rules]
 
     def stats(self, est: int, files: int, documents: int, records_in: int, linted: int) -> tuple:
-        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted, 0))
+        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted))
 
     def document(self, document: Document, est: int):
         """Rows of one document (findings, and records when it can be modelled),
@@ -222,26 +221,6 @@ def _jsonl_rows(emit: Emitter, task) -> list:
         if item is not None:
             items.append(item)
     return _documents_rows(emit, est, display, items, start == 0)
-
-
-def lines_partition(index, iterator):
-    """Rows of the lines the SQL path left to Python (native.LINE rows, in file order)."""
-    emit = Emitter(index)
-    current, items = None, []
-    for row in iterator:
-        key = (row["_est"], row["file"])
-        if current is not None and key != current:
-            yield from _documents_rows(emit, current[0], current[1], items, False)
-            items = []
-        current = key
-        if row["jsonl"]:
-            item = line_item(row["line"], bytes(row["raw"]))
-        else:  # a Parquet row's JSON text, as _parquet_partition reads it
-            item = (row["line"], bytes(row["raw"]).decode("utf-8", "replace"), None)
-        if item is not None:
-            items.append(item)
-    if current is not None:
-        yield from _documents_rows(emit, current[0], current[1], items, False)
 
 
 def jsonl_tasks(inputs: list[InputFile], chunk: int = CHUNK_BYTES) -> list[tuple]:
@@ -335,7 +314,6 @@ class Inventory:
     suppressions: object  # the YAML files' inline suppressions (SUPPRESSION columns); None when none
     stats: dict  # estate -> {files, documents, records_in, linted}
     counts: dict  # table name -> number of records (all estates)
-    native_lines: int = 0  # JSON lines parsed, validated and modelled in SQL (native.py)
 
     def unpersist(self) -> None:
         for frame in self.union:
@@ -365,40 +343,15 @@ def _slices(paths: list[str], parallelism: int = 1) -> int:
     return max(1, min(len(paths), slices))
 
 
-# Below this much JSON Lines and Parquet input, the Python path is the faster one in
-# a fresh session: the SQL path's expressions are large, and planning and warming them
-# up costs more than the Python parse saves (2 cores, fresh process, reading alone:
-# 35 MB, SQL 33.7 s, Python 20.4 s; 348 MB, 102.7 s and 102.0 s). Above it, the SQL
-# path spares executors their Python workers for every clean line (docs/spark.md).
-NATIVE_MIN_BYTES = 256 * 1024 * 1024
-
-
-def prefer_native(inputs: list[InputFile]) -> bool:
-    """Whether the SQL path pays off for these inputs (both paths give the same result)."""
-    total = 0
-    for item in inputs:
-        if item.format in ("jsonl", "parquet"):
-            try:
-                total += os.path.getsize(item.path)
-            except OSError:
-                pass
-    return total >= NATIVE_MIN_BYTES
-
-
-def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, native: bool | None = None) -> Inventory:
-    """The inventory's records, findings, suppressions and counts. ``native``: JSON
-    Lines are parsed, validated and modelled in Spark SQL where the SQL can prove
-    the result the same (native.py); the other lines, and with ``native=False``
-    all of them, take the Python path. ``None``: the SQL path when the inputs are
-    large enough for it to pay off (prefer_native)."""
+def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> Inventory:
+    """The inventory's records, findings, suppressions and counts: every file parsed,
+    validated and modelled by the same Python code as `exlint check`, in Spark tasks."""
     from pyspark.sql import functions as F
 
     from linter.engines.spark.model import keep
 
     from linter.engines.spark.session import is_connect, parallelism as cores
 
-    if native is None:
-        native = prefer_native(inputs)
     columns = union_columns()
     schema = rows.spark_schema(columns)
     connect = is_connect(spark)
@@ -407,24 +360,17 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
     jsonl = [i for i in inputs if i.format == "jsonl"]
     tasks = []
     parquet = [i for i in inputs if i.format == "parquet"]
-    native_part = lines = parquet_rest = None
-    by_sql = [i for i in jsonl if native and native_sql.spark_can_read(i.path)]
-    jsonl = [i for i in jsonl if i not in by_sql]
-    if native and (by_sql or parquet):
-        native_part, lines, parquet_rest = _native_part(spark, by_sql, parquet, columns, checkpoint, parallelism)
     if jsonl:
         total = sum(os.path.getsize(i.path) for i in jsonl if os.path.exists(i.path))
         # at least two tasks per core once there is more than a megabyte to parse
         chunk = min(CHUNK_BYTES, max(1024 * 1024, total // (2 * parallelism) + 1))
         tasks = jsonl_tasks(jsonl, chunk)
     offset = 1 << 20  # partition indexes of later inputs must not collide with earlier ones
+    rest = _parquet_frame(spark, parquet) if parquet else None
     if connect:  # no RDDs: the same partition code through mapInArrow
         from linter.engines.spark.connect import union_frame
 
-        rest = parquet_rest if native else (_parquet_frame(spark, parquet) if parquet else None)
         more = []
-        if lines is not None:
-            more.append((lines, lines_partition, offset))
         if rest is not None:
             frame, files, columns_ = rest
             more.append((frame, _parquet_partition(files, columns_), 2 * offset))
@@ -438,9 +384,6 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
         if tasks:
             rdd = sc.parallelize(tasks, max(1, len(tasks)))
             parts.append(rdd.mapPartitionsWithIndex(_shifted(_tasks_partition("jsonl"), offset)))
-        if lines is not None:
-            parts.append(lines.rdd.mapPartitionsWithIndex(_shifted(lines_partition, offset)))
-        rest = parquet_rest if native else (_parquet_frame(spark, parquet) if parquet else None)
         if rest is not None:
             frame, files, columns_ = rest
             parts.append(frame.rdd.mapPartitionsWithIndex(_shifted(_parquet_partition(files, columns_), 2 * offset)))
@@ -451,9 +394,6 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
             union = spark.createDataFrame([], schema)
     union = keep(union, checkpoint)
     kept = [union]
-    if native_part is not None:
-        kept.append(native_part)
-        union = union.unionByName(native_part.drop(native_sql.LINE_TAG))
     # The parse wants many small splits (two per core or more, at most 8 MB each); the
     # rules read these records some sixty times over, and each task of theirs pays for
     # deserializing its plan: 46 splits at 100,000 servers made the findings' union
@@ -470,7 +410,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
                 totals[name] += int(row[name] or 0)
     for item in inputs:  # estates with no file contents at all still exist
         stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
-        if item.format == "parquet" or item in by_sql:  # no per-file stats rows
+        if item.format == "parquet":  # no per-file stats rows
             stats[item.estate]["files"] += 1
     tables = {}
     for name in load_tables():
@@ -480,65 +420,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, nati
     if tag_counts.get(SUPPRESSION_TAG):
         suppressions = union.filter(F.col("_t") == SUPPRESSION_TAG).select(f"{SUPPRESSION_TAG}.*")
     counts = {name: int(tag_counts.get(name, 0)) for name in load_tables()}
-    native_lines = sum(s["native"] for s in stats.values())
-    return Inventory(kept, tables, findings, suppressions, stats, counts, native_lines)
-
-
-def _native_part(spark, jsonl: list[InputFile], parquet: list[InputFile], columns, checkpoint: bool,
-                 parallelism: int):
-    """The SQL path's rows of the JSON Lines and Parquet inputs (kept), the lines it
-    left to Python (native.LINE columns), and the Parquet rows only Python can
-    turn into JSON text (as _parquet_frame gives them; None when none)."""
-    from linter.engines.spark.session import RuntimeConf
-
-    for item in jsonl:
-        if not os.access(item.path, os.R_OK):
-            raise InputError(f"{item.display}: cannot read this file")
-    total = sum(os.path.getsize(i.path) for i in jsonl)
-    split = "spark.sql.files.maxPartitionBytes"
-    chosen = spark.conf.get(split, None)
-    if chosen in (None, "128MB", "134217728", "134217728b"):  # Spark's default: ours instead
-        # splits of at most 8 MB, two per core or more (128 MB reads a 350 MB file in 3 tasks)
-        chosen = str(min(CHUNK_BYTES, max(1024 * 1024, total // (2 * parallelism) + 1)))
-    tuning = RuntimeConf(spark)
-    tuning.set({
-        # both fixed, because line numbers need the same splits in the query that counts
-        # them and in the one that reads them (by default the split size follows the
-        # executors' cores, which may change in between)
-        split: chosen, "spark.sql.files.minPartitionNum": str(2 * parallelism),
-        # the SQL is too large for whole-stage code generation: Spark would try, fail
-        # (logging the compiler's error) and fall back anyway; and compiling its
-        # projections costs more than it saves: interpreted
-        "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-    })
-    try:
-        return _native_rows(spark, jsonl, parquet, columns, checkpoint)
-    finally:
-        tuning.restore()
-
-
-def _native_rows(spark, jsonl: list[InputFile], parquet: list[InputFile], columns, checkpoint: bool):
-    from pyspark.sql import functions as F
-
-    from linter.engines.spark.model import keep
-
-    frames, ordinals = [], {}
-    for estate in sorted({i.estate for i in jsonl}):
-        mine = [i for i in jsonl if i.estate == estate]
-        files = {str(Path(i.path).resolve()): i.display for i in mine}
-        frame, ordinals[estate] = native_sql.line_frame(spark, mine, files, estate)
-        frames.append(frame)
-    rest = None
-    if parquet:
-        frame, files, names = _parquet_frame(spark, parquet)
-        lines, leftover = native_sql.parquet_line_frame(spark, frame, names, files, ordinals)
-        frames.append(lines)
-        rest = (leftover, files, names)
-    lines = frames[0]
-    for frame in frames[1:]:
-        lines = lines.unionByName(frame)
-    part = keep(native_sql.native_rows(lines, columns), checkpoint)
-    return part, part.filter(F.col("_t") == native_sql.LINE_TAG).select(f"`{native_sql.LINE_TAG}`.*"), rest
+    return Inventory(kept, tables, findings, suppressions, stats, counts)
 
 
 def _shifted(function, offset: int):

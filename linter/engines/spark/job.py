@@ -148,14 +148,12 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
 
 def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(), ignore=(),
         checkpoint: bool | None = None, user_conf: dict | None = None, progress=None,
-        inline_suppressions: bool = True, native: bool | None = None, stages=None) -> EstateRun:
+        inline_suppressions: bool = True, stages=None) -> EstateRun:
     """Lint the inventory; ``checkpoint``: keep intermediate tables as local
     checkpoints (default in local mode) rather than persisted with lineage;
     ``inline_suppressions``: apply the YAML files' ``# exlint: disable=`` comments;
     ``user_conf``: settings the user gave, which the run's tuning leaves alone;
     ``progress``: a linter.progress.Progress, told the stages validate and evaluate;
-    ``native``: JSON lines parsed and modelled in Spark SQL where provably the same
-    (inventory.read_inventory; None: when the inputs are large enough to pay off);
     ``stages``: a status.SparkStages that the progress follows (None: not followed)."""
     if progress is None:
         from linter.progress import Progress
@@ -171,7 +169,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if stages is not None:
         stages.begin("validate", "read and validate the inventory")
         progress.follow(lambda: _detail_only(stages()))
-    inventory = read_inventory(spark, inputs, checkpoint, native)
+    inventory = read_inventory(spark, inputs, checkpoint)
     progress.unfollow()
     progress.advance(sum(s["records_in"] for s in inventory.stats.values()))
     tuning.restore()

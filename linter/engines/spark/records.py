@@ -36,9 +36,7 @@ FINDING = [
 # an inline suppression of a YAML file (linter.suppressions), one row per rule it names
 SUPPRESSION = [("_est", "long"), ("file", "string"), ("line", "long"), ("column", "long"), ("applies", "long"),
                ("rule", "string")]
-# native: JSON lines that the SQL path (native.py) parsed, validated and modelled
-STATS = [("_est", "long"), ("files", "long"), ("documents", "long"), ("records_in", "long"), ("linted", "long"),
-         ("native", "long")]
+STATS = [("_est", "long"), ("files", "long"), ("documents", "long"), ("records_in", "long"), ("linted", "long")]
 _INT64 = 2**63
 
 
