@@ -6,6 +6,7 @@ these cases once ran. Times are the best of a few runs of enough repetitions
 to last a measurable while; no absolute time is ever judged."""
 from __future__ import annotations
 
+import gc
 import importlib.util
 import time
 from pathlib import Path
@@ -19,12 +20,23 @@ _SPEC.loader.exec_module(bench)
 
 
 def _best(work, loops: int, runs: int = 3) -> float:
+    """Best of ``runs`` timings with the garbage collector off, as timeit measures:
+    late in a long test session the collector's full passes walk every object the
+    earlier tests left, and a larger case triggers more of them, so its time would
+    grow with the session rather than with the input."""
     best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        for _ in range(loops):
-            work()
-        best = min(best, time.perf_counter() - start)
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(runs):
+            start = time.perf_counter()
+            for _ in range(loops):
+                work()
+            best = min(best, time.perf_counter() - start)
+    finally:
+        if enabled:
+            gc.enable()
     return best
 
 

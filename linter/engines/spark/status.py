@@ -10,16 +10,26 @@ skipped, never run, and would otherwise never count).
 """
 from __future__ import annotations
 
+import itertools
+
+
+_GROUPS = itertools.count(1)
+
 
 class SparkStages:
     def __init__(self, spark):
         self.context = spark.sparkContext
         self.tracker = self.context.statusTracker()
         self.group: str | None = None
+        self.done = 0
 
     def begin(self, group: str, description: str) -> None:
-        """Run this thread's next Spark jobs in ``group`` (Spark keeps it per thread)."""
-        self.group = f"exlint-{group}"
+        """Run this thread's next Spark jobs in ``group`` (Spark keeps it per thread).
+        The group's name is new at every call: a session that ran earlier jobs (a
+        long-lived one, a test session) would otherwise count them too, and the
+        count would fall as Spark forgets old jobs (spark.ui.retainedJobs)."""
+        self.group = f"exlint-{group}-{next(_GROUPS)}"
+        self.done = 0
         self.context.setJobGroup(self.group, f"exlint: {description}", False)
 
     def end(self) -> None:
@@ -55,8 +65,10 @@ class SparkStages:
             return None
         detail = ", ".join(f"stage {s.stageId}: {s.numCompletedTasks}/{s.numTasks} tasks" for s in running[:2])
         # Spark plans each query's jobs only as the previous ones finish, so the
-        # stages planned so far are no total: the count alone moves honestly
-        return done, None, detail
+        # stages planned so far are no total: the count alone moves honestly, and
+        # never backwards
+        self.done = max(self.done, done)
+        return self.done, None, detail
 
 
 def follower(spark):
