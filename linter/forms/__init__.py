@@ -3,7 +3,8 @@ validation (``parse``), its evaluation by the local engine (``local``) and its
 Spark SQL (``spark``; predicates: ``spark_batch``, all of a table's predicate
 checks in one pass). Rule packs, both engines, ``explain`` and the docs read
 this registry; adding a form is one module here plus its docs
-(docs/rule-packs.md, "Adding a form")."""
+(docs/rule-packs.md, "Adding a form"). The two engines must give the same
+findings for every form (tests/spark/test_parity.py, test_differential.py)."""
 from __future__ import annotations
 
 from linter.forms import builtin, group, minority, pairs, predicate, reference, unique

@@ -1,10 +1,5 @@
 """The `group` check form: records grouped by `group`, with counts and `aggregates` per
-group; `when` and `report` per record.
-
-Side by side: its keys and their validation (``parse``, called by
-linter.policy.packs), its evaluation by the local engine (``local``), and its
-Spark SQL (``spark``, called by the estate job). The two engines must give
-the same findings (tests/spark/test_parity.py, test_differential.py)."""
+group; `when` and `report` per record (see linter.forms)."""
 from __future__ import annotations
 
 from collections import defaultdict

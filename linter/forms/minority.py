@@ -1,10 +1,5 @@
 """The `minority` check form: within each `partition`, the records outside the largest
-`group` (ties: the smallest `tiebreak`).
-
-Side by side: its keys and their validation (``parse``, called by
-linter.policy.packs), its evaluation by the local engine (``local``), and its
-Spark SQL (``spark``, called by the estate job). The two engines must give
-the same findings (tests/spark/test_parity.py, test_differential.py)."""
+`group` (ties: the smallest `tiebreak`) (see linter.forms)."""
 from __future__ import annotations
 
 from collections import defaultdict

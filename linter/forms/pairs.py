@@ -1,10 +1,5 @@
 """The `pairs` check form: each record with each record of table `with` sharing the
-`join` key (`other`), or with a `profile` of them.
-
-Side by side: its keys and their validation (``parse``, called by
-linter.policy.packs), its evaluation by the local engine (``local``), and its
-Spark SQL (``spark``, called by the estate job). The two engines must give
-the same findings (tests/spark/test_parity.py, test_differential.py)."""
+`join` key (`other`), or with a `profile` of them (see linter.forms)."""
 from __future__ import annotations
 
 from collections import defaultdict

@@ -1,10 +1,5 @@
 """The `predicate` check form: each record (each list item with `each`, each field with
-`fields`) for which `when` holds.
-
-Side by side: its keys and their validation (``parse``, called by
-linter.policy.packs), its evaluation by the local engine (``local``), and its
-Spark SQL (``spark_batch``, called by the estate job). The two engines must give
-the same findings (tests/spark/test_parity.py, test_differential.py)."""
+`fields`) for which `when` holds (see linter.forms)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,10 +1,5 @@
 """The `reference` check form: a `field` naming no record of table `target` (by
-`target_key`, among the `target_where` ones).
-
-Side by side: its keys and their validation (``parse``, called by
-linter.policy.packs), its evaluation by the local engine (``local``), and its
-Spark SQL (``spark``, called by the estate job). The two engines must give
-the same findings (tests/spark/test_parity.py, test_differential.py)."""
+`target_key`, among the `target_where` ones) (see linter.forms)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
