@@ -115,3 +115,6 @@ def test_builtin_checks_are_named_data_not_rule_ids():
     with _pytest.raises(PackError, match="only with form: builtin"):
         parse_rule({**base, "table": "Server", "when": "version < 2010", "runs": "organization_count"}, validator,
                    "p.yaml", {})
+    # any key of another form is an error, never silently ignored
+    with _pytest.raises(PackError, match="`key` is a key of unique checks: only with form: unique"):
+        parse_rule({**base, "table": "Server", "when": "version < 2010", "key": ["name"]}, validator, "p.yaml", {})

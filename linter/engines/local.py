@@ -69,12 +69,8 @@ class Evaluator:
 
     # -- navigation -------------------------------------------------------
     def _target(self, table: TableSpec, name: str) -> TableSpec | None:
-        spec = table.fields.get(name)
-        if spec is not None and spec.ref:
-            return self.tables[spec.ref]
-        if name == table.parent:
-            return self.tables[table.document]
-        return None
+        target = table.target(name)
+        return self.tables[target] if target else None
 
     def nav(self, path: tuple, scope: Scope) -> tuple[Any, Any]:
         first = path[0]

@@ -68,7 +68,8 @@ def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
 
 
 # -- Spark SQL -----------------------------------------------------------------------------
-def spark(model: Model, rule: "Rule", check: "Check") -> str:
+def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
+    """The query of the check's findings (one, as a list: every form's `spark` gives queries)."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
 
@@ -107,4 +108,4 @@ def spark(model: Model, rule: "Rule", check: "Check") -> str:
     scope = replace(scope, aggregates=aggregates)
     fires = f"{fires_when(inner, check.when, scope)} AND {fires_when(inner, check.report, scope)}"
     relative = field_path(scope.record.table, check.field)
-    return fired(inner, [f"CASE WHEN {fires} THEN {finding(inner, rule, check, scope, relative)} END"])
+    return [fired(inner, [f"CASE WHEN {fires} THEN {finding(inner, rule, check, scope, relative)} END"])]

@@ -71,7 +71,8 @@ def _tiebreak(engine: "LocalEngine", check: Check, scope: Scope) -> tuple[Any, A
 
 
 # -- Spark SQL -----------------------------------------------------------------------------
-def spark(model: Model, rule: "Rule", check: "Check") -> str:
+def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
+    """The query of the check's findings (one, as a list: every form's `spark` gives queries)."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
 
@@ -113,5 +114,5 @@ def spark(model: Model, rule: "Rule", check: "Check") -> str:
     scope = replace(scope, aggregates={"count": Val(f"CAST({q(a + 'count')} AS BIGINT)", INT),
                                        "largest": Val(q(a + "largest"), tie.type, q(a + "largestx"), STR)})
     relative = field_path(scope.record.table, check.field)
-    return fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
-                         f"{finding(inner, rule, check, scope, relative)} END"])
+    return [fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])]

@@ -13,6 +13,7 @@ from linter.policy.expr import field_paths
 from linter.policy.locate import field_path
 
 if TYPE_CHECKING:
+    from linter.engines.spark.compile import Frame
     from linter.engines.local import LocalEngine
     from linter.engines.spark.model import Model
     from linter.policy.packs import Check, Rule
@@ -150,7 +151,8 @@ def _profile_pairs(engine: "LocalEngine", rule: "Rule", check: "Check", others: 
 OTHER = "_o_"
 
 
-def spark(model: Model, rule: "Rule", check: "Check") -> str:
+def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
+    """The query of the check's findings (one, as a list: every form's `spark` gives queries)."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
 
@@ -160,7 +162,7 @@ def spark(model: Model, rule: "Rule", check: "Check") -> str:
     from linter.engines.spark.sqltext import q
 
     if check.profile:
-        return _spark_profile_pairs(model, rule, check)
+        return [_spark_profile_pairs(model, rule, check)]
     other_table = model.tables[check.with_table]
     left_node = check.join[0]
     others = _spark_partners(model, check, Frame.over(model, check.with_table), [])
@@ -176,15 +178,15 @@ def spark(model: Model, rule: "Rule", check: "Check") -> str:
     inner.keys = KEYS + [OTHER + "_rid"]
     scope = replace(scope, other=Rec(OTHER, other_table))
     relative = field_path(scope.record.table, check.field)
-    return fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
-                         f"{finding(inner, rule, check, scope, relative)} END"])
+    return [fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])]
 
 
-def _spark_partners(model: Model, check: Check, other_frame: Frame, columns: list[str]) -> str:
+def _spark_partners(model: "Model", check: "Check", other_frame: "Frame", columns: list[str]) -> str:
     """SQL of the `with` records that have a join key: every column renamed with
     the OTHER prefix, the key as `_o__key`, plus ``columns``."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
-    from linter.engines.spark.compile import Frame, Rec, Scope
+    from linter.engines.spark.compile import Rec, Scope
     from linter.engines.spark.sqltext import q
 
     right = other_frame.compile(check.join[1], Scope(Rec("", model.tables[check.with_table])))

@@ -9,6 +9,7 @@ from linter.findings import Finding
 from linter.policy.locate import field_path
 
 if TYPE_CHECKING:
+    from linter.engines.spark.compile import Frame, Scope as SqlScope
     from linter.engines.local import LocalEngine
     from linter.engines.spark.model import Model
     from linter.policy.packs import Check, Rule
@@ -86,11 +87,11 @@ def spark_batch(model: Model, table_name: str, checks: list, failures: list) -> 
     return out
 
 
-def _spark_structs(frame: Frame, rule: "Rule", check: "Check", scope: Scope, position) -> list[str]:
+def _spark_structs(frame: "Frame", rule: "Rule", check: "Check", scope: "SqlScope", position) -> list[str]:
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
 
-    from linter.engines.spark.compile import Bound, Frame, Scope
+    from linter.engines.spark.compile import Bound
     from linter.engines.spark.forms import fires_when, finding, Index
 
     model = frame.model

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 from linter.engines.scope import Scope, derive
 from linter.findings import Finding
 from linter.forms.errors import PackError, expression
-from linter.forms.errors import PackError, expression
 from linter.policy.expr import Node
 from linter.policy.locate import field_path
 
@@ -82,7 +81,8 @@ def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
 
 
 # -- Spark SQL -----------------------------------------------------------------------------
-def spark(model: Model, rule: "Rule", check: "Check") -> str:
+def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
+    """The query of the check's findings (one, as a list: every form's `spark` gives queries)."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
 
@@ -122,5 +122,5 @@ def spark(model: Model, rule: "Rule", check: "Check") -> str:
         lambda parent: f"SELECT {hint}* FROM ({parent}) AS {q(a + 'r')} LEFT JOIN ({keys}) AS {q(a + 'keys')} "
                        f"ON `_est` = {q(a + 'e')} AND {bound.sql} = {q(a + 'key')} WHERE {q(a + 'key')} IS NULL")
     scope = replace(scope, value=Bound(bound, None))
-    return fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
-                         f"{finding(inner, rule, check, scope, relative)} END"])
+    return [fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])]

@@ -55,7 +55,8 @@ def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
 
 
 # -- Spark SQL -----------------------------------------------------------------------------
-def spark(model: Model, rule: "Rule", check: "Check") -> str:
+def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
+    """The query of the check's findings (one, as a list: every form's `spark` gives queries)."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from dataclasses import replace
 
@@ -87,5 +88,5 @@ def spark(model: Model, rule: "Rule", check: "Check") -> str:
     inner = frame.derived_base(members, extras)
     scope = replace(scope, aggregates={"count": Val(q(a + "count"), INT), "group": Val(q(a + "group"), LIST)})
     relative = field_path(scope.record.table, check.field)
-    return fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
-                         f"{finding(inner, rule, check, scope, relative)} END"])
+    return [fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
+                         f"{finding(inner, rule, check, scope, relative)} END"])]

@@ -8,7 +8,7 @@ from typing import Iterable
 
 import yaml
 
-from linter.findings import Finding, format_path
+from linter.findings import Finding
 from linter.loading.documents import Document, LoadedFile
 from linter.loading.fast_yaml import SAFE_COMPOSE_DEPTH, BoundError, check_depth, may_nest_deeper
 from linter.loading.nodes import MAX_DEPTH, ConstructError, construct

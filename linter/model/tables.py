@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import re
@@ -49,6 +48,14 @@ class TableSpec:
     # name -> (table counted, condition, `by`: the counted record's expression naming this
     # record, or None for an estate-wide count)
     facts: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
+
+    def target(self, name: str) -> str | None:
+        """The table that the path segment ``name`` leads to from this table's
+        records: a reference field's table, or the parent document's."""
+        spec = self.fields.get(name)
+        if spec is not None and spec.ref:
+            return spec.ref
+        return self.document if name == self.parent else None
 
     def field_type(self, name: str) -> str | None:
         if name in self.fields:
@@ -137,12 +144,8 @@ def load_tables() -> dict[str, TableSpec]:
 # -- derived fields: which read which ----------------------------------------------------------
 def _navigate(tables: dict[str, TableSpec], table: TableSpec, segment: str) -> TableSpec | None:
     """The table a path segment leads to from ``table`` (as the evaluators navigate)."""
-    if segment == "organization":
-        return tables.get("Organization")
-    if segment == table.parent:
-        return next((t for t in tables.values() if t.document == table.document and t.each is None), None)
-    spec = table.fields.get(segment)
-    return tables.get(spec.ref) if spec is not None and spec.ref else None
+    target = "Organization" if segment == "organization" else table.target(segment)
+    return tables.get(target) if target else None
 
 
 def derived_reads(tables: dict[str, TableSpec], table: TableSpec) -> dict[str, set[tuple[str, str]]]:

@@ -37,7 +37,7 @@ from linter.loading.fast_yaml import load as _yaml_load
 from linter.findings import SEVERITIES
 from linter.fixing.spec import FixSpecError, check_fix, parse_fix
 from linter.model.tables import TableSpec, load_tables
-from linter.forms import CHECK_KEYS, FORMS
+from linter.forms import CHECK_KEYS, COMMON_KEYS, FORMS
 from linter.forms.builtin import parse_runs
 from linter.forms.errors import PackError, expression
 from linter.policy.expr import Node
@@ -167,14 +167,6 @@ class _Validator:
     def __init__(self, tables: dict[str, TableSpec]):
         self.tables = tables
 
-    def target_of(self, table: TableSpec, name: str) -> str | None:
-        spec = table.fields.get(name)
-        if spec is not None:
-            return spec.ref
-        if name == table.parent:
-            return table.document
-        return None
-
     def has(self, table: TableSpec, name: str) -> bool:
         return (name in table.fields or name in table.derived or name in table.facts
                 or name in ("name", table.parent) and name is not None)
@@ -196,7 +188,7 @@ class _Validator:
         elif self.has(table, first):
             if not rest:
                 return
-            target = self.target_of(table, first)
+            target = table.target(first)
             if target is None:
                 raise PackError(f"{where}: {first!r} is not a reference; cannot navigate to {rest[0]!r}")
             current = self.tables[target]
@@ -206,7 +198,7 @@ class _Validator:
             if not self.has(current, part):
                 raise PackError(f"{where}: unknown field {part!r} in table {current.name}")
             if i < len(rest) - 1:
-                target = self.target_of(current, part)
+                target = current.target(part)
                 if target is None:
                     raise PackError(f"{where}: {part!r} of {current.name} is not a reference")
                 current = self.tables[target]
@@ -245,10 +237,10 @@ class _Validator:
             if current is None:
                 return None
             if i < len(path) - 1:
-                target = self.target_of(current, part)
+                target = current.target(part)
                 current = self.tables.get(target) if target else None
             else:
-                target = self.target_of(current, part)
+                target = current.target(part)
                 return self.tables.get(target) if target else None
         return None
 
@@ -261,10 +253,13 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
     form = merged.get("form", "predicate")
     if form not in FORMS:
         raise PackError(f"{rule_id}: unknown form {form!r}; known: {', '.join(FORMS)}")
+    for key in sorted(set(merged) - set(COMMON_KEYS) - set(FORMS[form].KEYS)):
+        # a key of another form would silently do nothing here
+        owners = [name for name, module in FORMS.items() if key in module.KEYS]
+        raise PackError(f"{rule_id}: `{key}` is a key of {' and '.join(owners)} checks: only with form: "
+                        f"{' or '.join(owners)} (this check's form is {form})")
     if form == "builtin":
         return Check("builtin", message=merged.get("message", ""), runs=parse_runs(merged, rule_id))
-    if "runs" in merged:
-        raise PackError(f"{rule_id}: `runs` names a builtin check: only with form: builtin")
     tables = validator.tables
     table_name = merged.get("table")
     if table_name not in tables:

@@ -12,6 +12,7 @@ from linter.findings import SEVERITY_RANK
 from linter.options import ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, select_option, \
     split_rule_ids
 
+
 @click.command(name="estate")
 @click.argument("inventory", nargs=-1, required=True, type=click.Path())
 @click.option("--master", help="Spark master URL (spark://host:7077, yarn, k8s://...); default: embedded local[*].")
@@ -94,15 +95,12 @@ def _end_progress(state: dict) -> None:
 
 
 def _fail(exc: BaseException, log, state: dict) -> None:
-    from linter.engines.spark.failures import DRIVER_STOPPED, append_trace, describe, is_spark_failure
+    from linter.engines.spark.failures import append_trace, describe, is_spark_failure
 
     _end_progress(state)
     append_trace(log, exc)
     if is_spark_failure(exc):
-        from linter.engines.spark.session import jvm_exited
-
-        # Py4J's own words for a call the dead JVM never answered name only the call
-        message = DRIVER_STOPPED if jvm_exited() else describe(exc)
+        message = describe(exc)
     else:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         message = f"internal error ({type(exc).__name__}: {first}); please report it with the log"
@@ -230,8 +228,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         if not remote and not job.is_local(spark):
             progress.stage("check executors")
             check_executors(spark)
-        run = job.run(spark, inputs, rules, configuration, split_rule_ids(select), split_rule_ids(ignore), user_conf=options.conf,
-                      progress=progress, inline_suppressions=not no_inline_suppressions,
+        run = job.run(spark, inputs, rules, configuration, split_rule_ids(select), split_rule_ids(ignore),
+                      user_conf=options.conf, progress=progress, inline_suppressions=not no_inline_suppressions,
                       stages=follower(spark))
     except (SessionError, InputError, ExecutorError) as exc:
         progress.done(summary=False)

@@ -196,12 +196,8 @@ def display(val: Val) -> str:
 
 
 def target_of(table: TableSpec, name: str, tables: dict) -> TableSpec | None:
-    spec = table.fields.get(name)
-    if spec is not None and spec.ref:
-        return tables[spec.ref]
-    if name == table.parent:
-        return tables[table.document]
-    return None
+    target = table.target(name)
+    return tables[target] if target else None
 
 
 class Frame:

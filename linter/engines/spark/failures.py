@@ -61,8 +61,8 @@ WORKERS_HINT = ("install exlint (same version) in the Python that Spark's worker
 MEMORY_HINT = ("give Spark more memory: --conf spark.driver.memory=8g (and --conf spark.executor.memory=8g on a "
                "cluster)")
 
-DRIVER_STOPPED = ("the Spark driver stopped unexpectedly (its JVM exited or was killed): see the log for why; if it "
-                  "ran out of memory, " + MEMORY_HINT)
+DRIVER_CAUSE = "the Spark driver stopped unexpectedly (its JVM exited or was killed)"
+DRIVER_HINT = "see the log for why; if it ran out of memory, " + MEMORY_HINT
 
 # (pattern over the exception's text, cause, what to do); {0} is the pattern's first group
 _CAUSES: list[tuple[re.Pattern, str, str]] = [
@@ -82,8 +82,7 @@ _CAUSES: list[tuple[re.Pattern, str, str]] = [
                 r"JAVA_GATEWAY_EXITED|Java gateway process exited|SparkContext was shut down|"
                 r"Cannot call methods on a stopped SparkContext|Py4JNetworkError|"
                 r"SparkContext has been shutdown"),
-     "the Spark driver stopped unexpectedly (its JVM exited or was killed)",
-     "see the log for why; if it ran out of memory, " + MEMORY_HINT),
+     DRIVER_CAUSE, DRIVER_HINT),
     (re.compile(r"Initial job has not accepted any resources|All masters are unresponsive|"
                 r"Master removed our application"),
      "the Spark cluster gave the job no executors", "check that the master has live workers with free cores "
@@ -133,6 +132,11 @@ _FILE = re.compile(r"\b(?:file|hdfs|s3a?|abfss?|gs):\S+?\.parq(?:uet)?\b")
 
 def describe(exc: BaseException) -> str:
     """One line: the cause and what to do."""
+    from linter.engines.spark.session import jvm_exited
+
+    if is_spark_failure(exc) and jvm_exited():
+        # Py4J's own words for a call the dead JVM never answered name only the call
+        return f"{DRIVER_CAUSE}: {DRIVER_HINT}"
     text = _text(exc)
     for pattern, cause, hint in _CAUSES:
         match = pattern.search(text)

@@ -11,11 +11,15 @@ check and field, null when it does not fire) and ``inline`` explodes it
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from linter.engines.spark.compile import Frame, Rec, Scope, display, strict_true
 from linter.engines.spark.model import Model
 from linter.engines.spark.sqltext import q, string
 from linter.findings import format_path
+
+if TYPE_CHECKING:
+    from linter.policy.packs import Check, Rule
 
 
 @dataclass(frozen=True)

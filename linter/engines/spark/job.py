@@ -8,18 +8,19 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from linter.findings import RULE_FAILED, rule_failed_message
-from linter.forms import FORMS
 from linter.engines.spark.compile import CompileError
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, spark_schema
 from linter.engines.spark.session import SMALL_CONF, SMALL_RECORDS, RuntimeConf, parallelism
 from linter.engines.spark.sqltext import q, string
+from linter.findings import RULE_FAILED, rule_failed_message
+from linter.forms import FORMS
 from linter.policy.packs import Rule
 from linter.suppressions import UNUSED_MESSAGE, UNUSED_RULE, unknown_rule_message
 
 BUILTIN_IDS = (RULE_FAILED, "EXL001", "EXL002", "EXL003", "EXL004", "EXL005")
+COLUMNS = ", ".join(q(name) for name, _ in FINDING)  # a finding row's columns, in order
 
 
 @dataclass
@@ -73,10 +74,7 @@ def rule_findings(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list
                 predicates.setdefault(check.table, []).append((rule, check))
                 continue
             try:
-                if check.form == "builtin":
-                    parts.extend(FORMS["builtin"].spark(model, rule, check))
-                else:
-                    parts.append(FORMS[check.form].spark(model, rule, check))
+                parts.extend(FORMS[check.form].spark(model, rule, check))
             except CompileError as exc:
                 failures.append((rule.id, str(exc)))
     # the predicates of a table are one pass over it (Deequ-style): one projection
@@ -208,8 +206,7 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
     that could not run: ``failures`` plus those the compiler refuses."""
     parts, refused = rule_findings(model, enabled)
     failures = failures + refused
-    columns = ", ".join(q(name) for name, _ in FINDING)
-    queries = [f"SELECT {columns} FROM {q(loader)}"] + [f"SELECT {columns} FROM ({p}) AS {q(model.alias())}"
+    queries = [f"SELECT {COLUMNS} FROM {q(loader)}"] + [f"SELECT {COLUMNS} FROM ({p}) AS {q(model.alias())}"
                                                         for p in parts]
     findings = spark.sql(" UNION ALL ".join(queries))
     extra = failure_findings(spark, model, failures)
@@ -237,13 +234,12 @@ def _failing_rules(spark, model: Model, enabled: dict[str, Rule], exc: Exception
 
     if is_infrastructure(exc):
         raise exc
-    columns = ", ".join(q(name) for name, _ in FINDING)
     broken = {}
     for rule_id, rule in enabled.items():
         parts, _ = rule_findings(model, {rule_id: rule})
         try:
             for part in parts:
-                spark.sql(f"SELECT {columns} FROM ({part}) AS {q(model.alias())}").write.format("noop") \
+                spark.sql(f"SELECT {COLUMNS} FROM ({part}) AS {q(model.alias())}").write.format("noop") \
                     .mode("overwrite").save()
         except Exception as probe:  # noqa: BLE001
             if is_infrastructure(probe):

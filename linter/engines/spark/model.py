@@ -2,8 +2,10 @@
 fields, the Organization row of each estate, the site graph as small arrays, and
 the name-deduplicated tables that navigation joins.
 
-Mirrors linter.estate.build_model and the local evaluator's derived fields (Evaluator.field): derived
-fields are computed table by table in tables.yaml order; the Organization is
+Mirrors linter.estate.build_model and the local evaluator's derived fields
+(Evaluator.field): derived fields are computed table by table in the order of
+what they read (tables.derived_plan; the local evaluator computes each on first
+read); the Organization is
 the one document of the estate, or a record of documented defaults when there
 is none or several; duplicate names resolve to the first record by (file,
 document, position).
