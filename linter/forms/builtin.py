@@ -81,7 +81,7 @@ def _organization_count_spark(model: "Model", rule: "Rule") -> list[str]:
         cands = forms.candidates(Rec("", model.tables["Organization"]), ("metadata", "name"))
         before, _, after = ORG_SEVERAL.partition("{count}")
         meta = ", ".join(q(c) for c in forms.META)
-        rows = (f"SELECT {meta}, {string(rule.id)} AS `rule`, {string(rule.severity)} AS `severity`, "
+        rows = (f"SELECT {model.join_hint()}{meta}, {string(rule.id)} AS `rule`, {string(rule.severity)} AS `severity`, "
                 f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS `message`, {cands} AS `cands` "
                 f"FROM {view} JOIN (SELECT `_est` AS `_oe`, count(1) AS `_oc` FROM {view} GROUP BY `_est` "
                 f"HAVING count(1) > 1) AS `c` ON `_est` = `_oe`")

@@ -98,7 +98,7 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
         rows = f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {q(a + 'w')} AND {q(a + 'g')} IS NOT NULL"
         stats = (f"SELECT `_est` AS {q(a + 'e')}, {q(a + 'g')} AS {q(a + 'gg')}, {', '.join(aggs)} "
                  f"FROM {q(a + 'rows')} GROUP BY `_est`, {q(a + 'g')}")
-        return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT * FROM {q(a + 'rows')} JOIN ({stats}) AS {q(a + 'st')} "
+        return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT {model.join_hint()}* FROM {q(a + 'rows')} JOIN ({stats}) AS {q(a + 'st')} "
                 f"ON `_est` = {q(a + 'e')} AND {q(a + 'g')} = {q(a + 'gg')}")
 
     inner = frame.derived_base(members, extras)

@@ -107,8 +107,10 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
                    f"FROM {q(a + 'ranked')} WHERE {q(a + 'rank')} = 1")
         losers = f"SELECT * FROM {q(a + 'ranked')} WHERE {q(a + 'rank')} > 1 AND {q(a + 'groups')} >= 2"
         return (f"WITH {q(a + 'rows')} AS ({rows}), {q(a + 'ranked')} AS ({ranked}) "
-                f"SELECT * FROM {q(a + 'rows')} JOIN ({losers}) AS {q(a + 'lo')} ON `_est` = {e} AND {p} = {pp} "
-                f"AND {g} = {gg} JOIN ({winners}) AS {q(a + 'wi')} ON `_est` = {q(a + 'we')} AND {p} = {q(a + 'wp')}")
+                # one join per SELECT: each SELECT's hint keeps its output in one partition (Model.join_hint)
+                f"SELECT {model.join_hint()}* FROM (SELECT {model.join_hint()}* FROM {q(a + 'rows')} "
+                f"JOIN ({losers}) AS {q(a + 'lo')} ON `_est` = {e} AND {p} = {pp} AND {g} = {gg}) AS {q(a + 'rl')} "
+                f"JOIN ({winners}) AS {q(a + 'wi')} ON `_est` = {q(a + 'we')} AND {p} = {q(a + 'wp')}")
 
     inner = frame.derived_base(members, extras)
     scope = replace(scope, aggregates={"count": Val(f"CAST({q(a + 'count')} AS BIGINT)", INT),

@@ -170,7 +170,7 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
     scope = Scope(Rec("", model.tables[check.table]))
     a = model.alias()
     extras = {a + "w": fires_when(frame, check.where, scope), a + "key": frame.compile(left_node, scope).sql}
-    hint = f"/*+ BROADCAST({q(a + 'o')}) */ " if model.small(check.with_table) else ""
+    hint = model.join_hint(*([a + "o"] if model.broadcast(check.with_table) else []))
     inner = frame.derived_base(
         lambda parent: f"SELECT {hint}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} "
                        f"WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} JOIN ({others}) AS {q(a + 'o')} "
@@ -251,11 +251,10 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     # Adaptive execution sizes the partitions by the distinct rows, a few thousand,
     # and would put them in one task, yet each becomes a row per profile here (the
     # bulk of the rule's work): spread them over the shuffle partitions.
-    spread = int(model.spark.conf.get("spark.sql.shuffle.partitions") or 8)
-    distinct = (f"SELECT /*+ REPARTITION({spread}) */ `_est`, min(`_rid`) AS `_rid`, {q(a + 'key')}{read_columns} FROM ({frame.relation(extras=extras)}) "
+    distinct = (f"SELECT {model.spread_hint()}`_est`, min(`_rid`) AS `_rid`, {q(a + 'key')}{read_columns} FROM ({frame.relation(extras=extras)}) "
                 f"AS {q(a + 'all')} WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL "
                 f"GROUP BY `_est`, {q(a + 'key')}{read_columns}")
-    by_profile = Frame(model, f"(SELECT /*+ BROADCAST({q(a + 'p')}) */ * FROM ({distinct}) AS {q(a + 'd')} "
+    by_profile = Frame(model, f"(SELECT {model.join_hint(a + 'p')}* FROM ({distinct}) AS {q(a + 'd')} "
                               f"JOIN ({profiles}) AS {q(a + 'p')} ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')})",
                        KEYS + [a + c for c in profile_names])
     when_scope = replace(scope, aggregates={"profile": profile_values})
@@ -265,12 +264,13 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
         + [f"{q(c)} AS {q(a + 'f_' + c)}" for c in reads] + [q(a + c) for c in profile_names], where=fires)
     same_record = "".join(f" AND {q(c)} <=> {q(a + 'f_' + c)}" for c in reads)
     same_profile = "".join(f" AND {q(a + c)} <=> {q(c)}" for c in profile_names)
-    hint = f"/*+ BROADCAST({q(a + 'f')}{', ' + q(a + 'o') if model.small(check.with_table) else ''}) */ "
+    # one join per SELECT: each SELECT's hint keeps its output in one partition (Model.join_hint)
     inner = frame.derived_base(
-        lambda parent: f"SELECT {hint}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {q(a + 'w')} "
-                       f"AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} "
+        lambda parent: f"SELECT {model.join_hint(*([a + 'o'] if model.broadcast(check.with_table) else []))}* "
+                       f"FROM (SELECT {model.join_hint(a + 'f')}* FROM (SELECT * FROM ({parent}) AS {q(a + 'in')} "
+                       f"WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL) AS {q(a + 'r')} "
                        f"JOIN ({fired_rows}) AS {q(a + 'f')} ON `_est` = {q(a + 'fe')} AND {q(a + 'key')} = {q(a + 'fk')}"
-                       f"{same_record} "
+                       f"{same_record}) AS {q(a + 'rf')} "
                        f"JOIN {q(others_view)} AS {q(a + 'o')} ON `_est` = {q(OTHER + '_est')} "
                        f"AND {q(a + 'key')} = {q(OTHER + '_key')}{same_profile}", extras)
     inner.keys = KEYS + [OTHER + "_rid"]

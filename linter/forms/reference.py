@@ -117,7 +117,7 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
                                   extras)
         relative = field_path(table, check.field)
         bound = Val(q(v), value.type, q(t), STR, name=v)
-    hint = f"/*+ BROADCAST({q(a + 'keys')}) */ " if model.small(check.target) else ""
+    hint = model.join_hint(*([a + "keys"] if model.broadcast(check.target) else []))
     inner = rows.derived_base(
         lambda parent: f"SELECT {hint}* FROM ({parent}) AS {q(a + 'r')} LEFT JOIN ({keys}) AS {q(a + 'keys')} "
                        f"ON `_est` = {q(a + 'e')} AND {bound.sql} = {q(a + 'key')} WHERE {q(a + 'key')} IS NULL")

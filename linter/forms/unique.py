@@ -82,7 +82,7 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
                   f"array_sort(collect_list(coalesce(`name__text`, '')), {order}) AS {q(a + 'group')} "
                   f"FROM {q(a + 'rows')} GROUP BY `_est`, {', '.join(q(n) for n in names)} HAVING count(1) >= 2")
         on = " AND ".join([f"`_est` = {q(a + 'e')}"] + [f"{q(n)} = {q(n + 'g')}" for n in names])
-        return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT * FROM {q(a + 'rows')} "
+        return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT {model.join_hint()}* FROM {q(a + 'rows')} "
                 f"JOIN ({groups}) AS {q(a + 'gr')} ON {on}")
 
     inner = frame.derived_base(members, extras)

@@ -129,12 +129,14 @@ def test_malformed_jsonl_lines_are_findings_and_the_counts_add_up(batch):
 
 def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkeypatch):
     """Estates above SMALL_RECORDS run with generated code, the default shuffle
-    partitions and the findings' union coalesced to a few tasks per core; the
-    batch above is small. The same findings either way."""
+    partitions, broadcast lookups and the findings' union coalesced to a few tasks
+    per core; the batch above is small, so it runs in one partition with none of
+    that (test_one_partition.py). Every rule example, both ways: the same findings."""
     from linter.engines.spark import job
 
-    specs = [tree_spec("samples", REPO / "samples" / "estate", REPO),
-             tree_spec("corpus", REPO / "tests" / "corpus" / "bad-input", REPO)]
+    specs = [example_spec(name, example) for name, example in EXAMPLES]
+    specs += [tree_spec("samples", REPO / "samples" / "estate", REPO),
+              tree_spec("corpus", REPO / "tests" / "corpus" / "bad-input", REPO)]
     generated = _generated(tmp_path)
     if generated is not None:
         specs.append(generated)

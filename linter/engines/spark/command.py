@@ -286,15 +286,29 @@ def _summary(findings, run) -> dict:
     """Counts computed in Spark; only the small grouped results are collected."""
     from linter.engines.spark.report import placed_findings
 
-    placed = placed_findings(findings, _tables(run))
-    out = {"severity": {"error": 0, "warning": 0, "info": 0}}
-    for row in findings.groupBy("severity").count().collect():
-        out["severity"][row["severity"]] = row["count"]
-    out["rule"] = sorted(((r["rule"], r["severity"], r["count"]) for r in findings.groupBy("rule", "severity")
-                          .count().collect()), key=lambda r: (-r[2], r[0]))
+    placed = placed_findings(findings, _tables(run))  # a row per finding
+    view = run.model.alias() + "placed"
+    placed.createOrReplaceTempView(view)
+    run.model.registered.append(view)
+    # the four counts in one query (one Spark job): a grouping set each, told apart by
+    # which columns it groups (grouping_id's bits are 1 for the columns it does not)
+    sets = {0b1011: "severity", 0b0011: "rule", 0b1101: "site", 0b1110: "version"}
+    rows = run.model.spark.sql(
+        f"SELECT `rule`, `severity`, `site`, `version`, grouping_id(`rule`, `severity`, `site`, `version`) AS `g`, "
+        f"count(1) AS `n` FROM `{view}` GROUP BY GROUPING SETS ((`rule`, `severity`), (`severity`), (`site`), "
+        f"(`version`))").collect()
+    out = {"severity": {"error": 0, "warning": 0, "info": 0}, "rule": [], "site": [], "version": []}
+    for row in rows:
+        which = sets[row["g"]]
+        if which == "severity":
+            out["severity"][row["severity"]] = row["n"]
+        elif which == "rule":
+            out["rule"].append((row["rule"], row["severity"], row["n"]))
+        else:
+            out[which].append((row[which], row["n"]))
+    out["rule"].sort(key=lambda r: (-r[2], r[0]))
     for dim in ("site", "version"):
-        out[dim] = sorted(((r[dim], r["count"]) for r in placed.groupBy(dim).count().collect()),
-                          key=lambda r: (-r[1], r[0]))
+        out[dim].sort(key=lambda r: (-r[1], r[0]))
     out["stats"] = run.stats()
     return out
 

@@ -229,8 +229,7 @@ class Frame:
         return " ".join([f"{base} AS {q(self.alias)}"] + [s.render() for s in steps])
 
     def _hint(self, steps) -> str:
-        aliases = [s.alias for s in steps if s.alias in self.hints]
-        return f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ " if aliases else ""
+        return self.model.join_hint(*[s.alias for s in steps if s.alias in self.hints])
 
     def relation(self, upto=None, extras=None, lookups_only=False) -> str:
         """The rows with every column flat: the base's, the joined records (as
@@ -297,7 +296,7 @@ class Frame:
         key = (val.sql, target.name)
         if key not in self.navs:
             join = self._lookup(self.model.dedup_view(target.name), val.sql)
-            if self.model.small(target.name):
+            if self.model.broadcast(target.name):
                 self.hints.append(join.alias)
             self.navs[key] = join
         return Rec("", target, self.navs[key])
@@ -613,7 +612,7 @@ class Frame:
                   f"AND {q(rec.prefix + '_rid')} = {q(alias)}.`_k_rid`")
             join = Join(alias, view, on)
             self.steps.append(join)
-            if self.model.small(rec.table.name):
+            if self.model.broadcast(rec.table.name):
                 self.hints.append(alias)
             self.navs[key] = join
         join = self.navs[key]

@@ -315,6 +315,15 @@ class Inventory:
     stats: dict  # estate -> {files, documents, records_in, linted}
     counts: dict  # table name -> number of records (all estates)
 
+    def in_one_partition(self, checkpoint: bool) -> "Inventory":
+        """The same inventory read from one kept partition that Spark knows is one
+        (see Model.single): every table, the findings and the suppressions."""
+        from linter.engines.spark.model import keep, unestimated
+
+        one = keep(unestimated(self.union[0]), checkpoint, single=True)
+        tables, findings, suppressions = _split(one, self.suppressions is not None)
+        return Inventory(self.union + [one], tables, findings, suppressions, self.stats, self.counts)
+
     def unpersist(self) -> None:
         for frame in self.union:
             try:
@@ -412,15 +421,21 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
         stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
         if item.format == "parquet":  # no per-file stats rows
             stats[item.estate]["files"] += 1
-    tables = {}
-    for name in load_tables():
-        tables[name] = union.filter(F.col("_t") == name).select(f"`{name}`.*")
-    findings = union.filter(F.col("_t") == FINDING_TAG).select(f"{FINDING_TAG}.*")
-    suppressions = None
-    if tag_counts.get(SUPPRESSION_TAG):
-        suppressions = union.filter(F.col("_t") == SUPPRESSION_TAG).select(f"{SUPPRESSION_TAG}.*")
+    tables, findings, suppressions = _split(union, bool(tag_counts.get(SUPPRESSION_TAG)))
     counts = {name: int(tag_counts.get(name, 0)) for name in load_tables()}
     return Inventory(kept, tables, findings, suppressions, stats, counts)
+
+
+def _split(union, has_suppressions: bool) -> tuple[dict, object, object]:
+    """The tables' records, the findings and the suppressions (None: none) of the parse's rows."""
+    from pyspark.sql import functions as F
+
+    tables = {name: union.filter(F.col("_t") == name).select(f"`{name}`.*") for name in load_tables()}
+    findings = union.filter(F.col("_t") == FINDING_TAG).select(f"{FINDING_TAG}.*")
+    suppressions = None
+    if has_suppressions:
+        suppressions = union.filter(F.col("_t") == SUPPRESSION_TAG).select(f"{SUPPRESSION_TAG}.*")
+    return tables, findings, suppressions
 
 
 def _shifted(function, offset: int):

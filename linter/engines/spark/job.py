@@ -12,7 +12,7 @@ from linter.engines.spark.compile import CompileError
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, spark_schema
-from linter.engines.spark.session import SMALL_CONF, SMALL_RECORDS, RuntimeConf, parallelism
+from linter.engines.spark.session import ONE_PARTITION_CONF, SMALL_CONF, SMALL_RECORDS, RuntimeConf, parallelism
 from linter.engines.spark.sqltext import q, string
 from linter.findings import RULE_FAILED, rule_failed_message
 from linter.forms import FORMS
@@ -119,10 +119,11 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
     model.registered += [found, supp]
     matches = (f"`s`.`_est` = `f`.`_est` AND `s`.`file` = `f`.`file` "
                f"AND (`s`.`applies` IS NULL OR `s`.`applies` = `f`.`line`) AND startswith(`f`.`rule`, `s`.`rule`)")
-    kept = spark.sql(f"SELECT /*+ BROADCAST(`s`) */ `f`.* FROM {q(found)} AS `f` LEFT ANTI JOIN {q(supp)} AS `s` "
+    hint = model.join_hint("s")
+    kept = spark.sql(f"SELECT {hint}`f`.* FROM {q(found)} AS `f` LEFT ANTI JOIN {q(supp)} AS `s` "
                      f"ON {matches}")
     finding_key = ", ".join(f"`f`.{q(name)}" for name, _ in FINDING)
-    used = (f"SELECT /*+ BROADCAST(`s`) */ `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, "
+    used = (f"SELECT {hint}`s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, "
             f"min(`s`.`rule`) AS `rule` FROM {q(found)} AS `f` JOIN {q(supp)} AS `s` ON {matches} "
             f"GROUP BY `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, {finding_key}")
     before, _, after = UNUSED_MESSAGE.partition("{rule}")
@@ -177,9 +178,14 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         stages.begin("evaluate", f"evaluate {len(enabled)} rules")
         progress.follow(stages)
     small = _work(inventory, enabled) < SMALL_RECORDS
+    # a small inventory in local mode is kept in one partition: no rule query then
+    # needs a shuffle or a broadcast (docs/spark.md, "One partition")
+    single = small and checkpoint
     if small:
-        tuning.set(SMALL_CONF)
-    model = Model(spark, inventory, checkpoint).build()
+        tuning.set(SMALL_CONF | (ONE_PARTITION_CONF if single else {}))
+    if single:
+        inventory = inventory.in_one_partition(checkpoint)
+    model = Model(spark, inventory, checkpoint, single).build()
     derived = [(f"{what} (derived field)", why) for what, why in model.failures]
     loader = model.alias() + "loader"
     inventory.findings.createOrReplaceTempView(loader)
@@ -215,7 +221,7 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
     # The union has a partition or more per rule query (171 at 10,000 servers), and a
     # task of it deserializes the plan of the whole union (~0.12 s each, 40% of the
     # stage's time at 10,000 servers): a few tasks per core do the same work sooner.
-    findings = findings.coalesce(2 if small else 4 * parallelism(spark))
+    findings = findings.coalesce(1 if model.single else 2 if small else 4 * parallelism(spark))
     # computed once; suppressing, writing, counting and printing read it
     findings = keep(finalize(findings, rules, config, select, ignore), checkpoint)
     if inline_suppressions and inventory.suppressions is not None:

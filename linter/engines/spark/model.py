@@ -27,8 +27,12 @@ KEYS = ["_est", "_rid"]
 _RUNS = itertools.count(1)
 
 
-def keep(frame, checkpoint: bool):
-    """Compute ``frame`` now and keep it (see Model.keep)."""
+def keep(frame, checkpoint: bool, single: bool = False):
+    """Compute ``frame`` now and keep it (see Model.keep); ``single``: in one
+    partition that Spark knows is one (a local checkpoint keeps the plan's
+    partitioning), so that no later join, grouping or window needs a shuffle."""
+    if checkpoint and single:
+        frame = frame.coalesce(1)
     if checkpoint:
         try:
             return frame.localCheckpoint(eager=True)
@@ -41,6 +45,13 @@ def keep(frame, checkpoint: bool):
     except Exception:
         return frame
     frame.count()
+    return _short_plan(frame)
+
+
+def unestimated(frame):
+    """``frame`` (kept) behind a leaf with no size estimate of its own: its estimate
+    is then the session's defaultSizeInBytes (see session.ONE_PARTITION_CONF), not
+    the one inherited from the plan that computed it."""
     return _short_plan(frame)
 
 
@@ -63,9 +74,12 @@ def _short_plan(frame):
 
 
 class Model:
-    def __init__(self, spark, inventory, checkpoint: bool = True):
+    def __init__(self, spark, inventory, checkpoint: bool = True, single: bool = False):
         self.spark = spark
         self.checkpoint = checkpoint
+        # every table in one partition Spark knows as such (a small inventory in local
+        # mode): a rule query then needs no shuffle and no broadcast, one stage in all
+        self.single = single and checkpoint
         self.run = next(_RUNS)
         self.tables = load_tables()
         self.counts = dict(inventory.counts)
@@ -105,8 +119,24 @@ class Model:
     def has(self, table: str, column: str) -> bool:
         return column in self.columns[table]
 
-    def small(self, table: str) -> bool:
-        return self.counts.get(table, 0) <= BROADCAST_ROWS
+    def broadcast(self, table: str) -> bool:
+        """Whether joins to ``table`` broadcast it (never needed in one partition)."""
+        return not self.single and self.counts.get(table, 0) <= BROADCAST_ROWS
+
+    def join_hint(self, *aliases: str) -> str:
+        """The hint of a SELECT that joins: broadcast the relations named ``aliases``;
+        in one partition, keep the result in one partition that Spark knows is one
+        (an inner join's output is the pair of its sides' partitionings, which a
+        later join would shuffle to co-partition)."""
+        if self.single:
+            return "/*+ COALESCE(1) */ "
+        return f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ " if aliases else ""
+
+    def spread_hint(self) -> str:
+        """A hint spreading rows over the shuffle partitions (no use in one partition)."""
+        if self.single:
+            return ""
+        return f"/*+ REPARTITION({int(self.spark.conf.get('spark.sql.shuffle.partitions') or 8)}) */ "
 
     def sql(self, text: str):
         return self.spark.sql(text)
@@ -169,7 +199,7 @@ class Model:
         """The frame computed now and kept: a local checkpoint in local mode (the
         plans of later queries stay small), or persisted with its lineage on a
         cluster (a lost executor's part is recomputed)."""
-        return keep(frame, self.checkpoint)
+        return keep(frame, self.checkpoint, self.single)
 
     # -- building ---------------------------------------------------------------------------------
     def build(self) -> "Model":
@@ -319,6 +349,8 @@ class Model:
         schema = ("_k_est long, _k_rec struct<n: int, m: int, idx: array<map<string,int>>, "
                   "cost: array<bigint>, `group`: array<string>>")
         frame = self.spark.createDataFrame(data, schema)
+        if self.single:
+            frame = self.keep(frame)
         name = self._view_name("site_graph")
         frame.createOrReplaceTempView(name)
         return name

@@ -264,6 +264,21 @@ SMALL_CONF = {
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
     "spark.sql.shuffle.partitions": "1",
 }
+# ... and, in local mode, with every table in one partition (job.run): a join of two
+# such tables needs no exchange, so none is broadcast; adaptive execution has no
+# exchange to adapt, and its plan would hide the one partition from the checkpoints
+# made of it (Spark 4's AdaptiveSparkPlanExec reports an unknown partitioning); and a
+# join of single partitions stays unshuffled only while the size Spark estimates for
+# each side is at most maxSinglePartitionBytes: a kept table's size is unknown, which
+# Spark takes as defaultSizeInBytes (the maximum, and joins multiply it past any
+# limit), so an unknown size is one byte here (nothing is broadcast by size anyway).
+# An inner join's output is the pair of its sides' partitionings, not one partition,
+# and a join after it shuffles both sides: the compiler's own inner joins say
+# COALESCE(1) (Model.join_hint), and the optimizer does not turn left joins into
+# inner ones (a filter on the joined side would: `server.site IS NOT NULL`)
+ONE_PARTITION_CONF = {"spark.sql.autoBroadcastJoinThreshold": "-1", "spark.sql.adaptive.enabled": "false",
+                      "spark.sql.defaultSizeInBytes": "1", "spark.sql.maxSinglePartitionBytes": str(2**63 - 1),
+                      "spark.sql.optimizer.excludedRules": "org.apache.spark.sql.catalyst.optimizer.EliminateOuterJoin"}
 
 
 class RuntimeConf:

@@ -1,0 +1,75 @@
+"""A small inventory in local mode is kept in one partition that Spark knows is
+one (job.run, Model.single): no rule query then shuffles or broadcasts, so the
+rules run as a handful of Spark stages instead of two hundred. These tests walk
+the physical plans Spark would run; test_parity.py proves the findings equal the
+local engine's in this layout and in the many-partition one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linter.config import Config
+from linter.engines.spark import job
+from linter.engines.spark.inventory import discover_inputs
+from linter.engines.spark.sqltext import q
+from linter.policy.packs import load_rules
+
+REPO = Path(__file__).resolve().parents[2]
+RULES = load_rules()
+SAMPLE = REPO / "samples" / "inventory" / "estate.jsonl"
+EXCHANGES = {"ShuffleExchangeExec", "BroadcastExchangeExec", "ReusedExchangeExec"}
+
+
+def plan_nodes(node) -> list[str]:
+    """The class names of a physical plan's nodes, the whole tree."""
+    names = [node.getClass().getSimpleName()]
+    children = node.children()
+    for i in range(children.size()):
+        names += plan_nodes(children.apply(i))
+    return names
+
+
+def partitioning(frame) -> str:
+    return frame._jdf.queryExecution().executedPlan().outputPartitioning().toString()
+
+
+def test_large_inventories_keep_many_partitions(spark, monkeypatch):
+    # first in the module: the run below must not overlap the module's open run (its settings)
+    monkeypatch.setattr(job, "SMALL_RECORDS", 0)
+    run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
+    try:
+        assert not run.model.single
+        assert partitioning(spark.table(run.model.view("PublicFolder"))) != "SinglePartition"
+    finally:
+        run.close()
+
+
+@pytest.fixture(scope="module")
+def sample_run(spark):
+    run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
+    yield run
+    run.close()
+
+
+def test_a_small_local_inventory_runs_in_one_partition(sample_run):
+    assert sample_run.model.single
+    for table, view in sample_run.model.views.items():
+        assert partitioning(sample_run.model.spark.table(view)) == "SinglePartition", table
+
+
+@pytest.mark.parametrize("rule_id", sorted(r for r, rule in RULES.items() if any(c.form != "builtin"
+                                                                                  for c in rule.checks)))
+def test_no_rule_query_shuffles_or_broadcasts(sample_run, rule_id):
+    model = sample_run.model
+    parts, failures = job.rule_findings(model, {rule_id: RULES[rule_id]})
+    assert failures == [] and parts
+    for part in parts:
+        plan = model.spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(model.alias())}")._jdf \
+            .queryExecution().executedPlan()
+        found = EXCHANGES & set(plan_nodes(plan))
+        assert not found, f"{rule_id}: {sorted(found)} in\n{plan.toString()[:3000]}"
+
+
+def test_findings_are_one_partition(sample_run):
+    assert sample_run.findings.rdd.getNumPartitions() == 1

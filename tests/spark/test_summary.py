@@ -1,0 +1,32 @@
+"""`exlint estate`'s summary counts (by severity, rule, AD site and version) are
+one grouping-sets query; they must equal the counts of the findings themselves."""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from linter.config import Config
+from linter.engines.spark import job
+from linter.engines.spark.command import _summary, _tables
+from linter.engines.spark.inventory import discover_inputs
+from linter.engines.spark.report import placed_findings
+from linter.policy.packs import load_rules
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_summary_counts_equal_the_findings(spark):
+    run = job.run(spark, discover_inputs([REPO / "samples" / "inventory" / "estate.jsonl"]), load_rules(), Config())
+    try:
+        summary = _summary(run.findings, run)
+        findings = run.findings.collect()
+        placed = placed_findings(run.findings, _tables(run)).collect()
+    finally:
+        run.close()
+    assert len(placed) == len(findings) > 0
+    severity = Counter(f["severity"] for f in findings)
+    assert summary["severity"] == {s: severity.get(s, 0) for s in ("error", "warning", "info")}
+    assert Counter({(r, s): n for r, s, n in summary["rule"]}) == Counter((f["rule"], f["severity"]) for f in findings)
+    for dim in ("site", "version"):
+        assert dict(summary[dim]) == Counter(p[dim] for p in placed), dim
+        assert len(summary[dim]) > 1, dim  # the sample spreads its findings over sites and versions
