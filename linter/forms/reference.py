@@ -118,9 +118,20 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
         relative = field_path(table, check.field)
         bound = Val(q(v), value.type, q(t), STR, name=v)
     hint = model.join_hint(*([a + "keys"] if model.broadcast(check.target) else []))
-    inner = rows.derived_base(
-        lambda parent: f"SELECT {hint}* FROM ({parent}) AS {q(a + 'r')} LEFT JOIN ({keys}) AS {q(a + 'keys')} "
-                       f"ON `_est` = {q(a + 'e')} AND {bound.sql} = {q(a + 'key')} WHERE {q(a + 'key')} IS NULL")
+    if check.target_key == "name" and check.target_where is None:
+        # the target's names are its navigation lookup (kept already, one record per
+        # name): joined whole, as navigation joins it, so that every query naming the
+        # table shares one broadcast and no key set is aggregated per check
+        keys_view = q(model.dedup_view(check.target))
+        inner = rows.derived_base(
+            lambda parent: f"SELECT {hint}{q(a + 'r')}.* FROM ({parent}) AS {q(a + 'r')} "
+                           f"LEFT JOIN {keys_view} AS {q(a + 'keys')} "
+                           f"ON `_est` = {q(a + 'keys')}.`_k_est` AND {bound.sql} = {q(a + 'keys')}.`_k_name` "
+                           f"WHERE {q(a + 'keys')}.`_k_name` IS NULL")
+    else:
+        inner = rows.derived_base(
+            lambda parent: f"SELECT {hint}* FROM ({parent}) AS {q(a + 'r')} LEFT JOIN ({keys}) AS {q(a + 'keys')} "
+                           f"ON `_est` = {q(a + 'e')} AND {bound.sql} = {q(a + 'key')} WHERE {q(a + 'key')} IS NULL")
     scope = replace(scope, value=Bound(bound, None))
     return [fired(inner, [f"CASE WHEN {fires_when(inner, check.when, scope)} THEN "
                          f"{finding(inner, rule, check, scope, relative)} END"])]
