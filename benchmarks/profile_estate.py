@@ -130,7 +130,7 @@ def main(argv=None) -> int:
 
     start = time.perf_counter()
     spark = build_session(SessionOptions())
-    print(f"session started in {time.perf_counter() - start:.2f} s")
+    print(f"session started in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     meter = StageMeter(spark)
     if not args.cold:
         _, warm = phases(spark, args.inventory, meter)  # class loading and JIT: not measured

@@ -39,3 +39,24 @@ def test_check_benchmark_runs(tmp_path):
     assert "exlint --hook after deleting EX10-X00019.yaml: exit 1; stores/pfdb-00019.yaml:" in done.stdout
     for case in ("one store file (alone)", "(--root)", "(whole repo)", "(rename/delete)"):
         assert case in done.stdout
+
+
+def test_profile_reports_phases_and_every_rule(tmp_path):
+    pytest.importorskip("pyspark")
+    from linter.policy.packs import load_rules
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "profile_estate.py"),
+         str(ROOT / "samples" / "inventory" / "estate.jsonl"), "--cold", "--rules", "--json"],
+        capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    phases = report["phases"]
+    assert phases["total"]["findings"] > 0
+    for name in ("read and validate", "model", "rules (planned and run)"):
+        assert phases[name]["stages"] > 0 and phases[name]["seconds"] > 0, name
+    rules = load_rules()
+    assert {row["rule"] for row in report["rules"]} == set(rules)
+    for row in report["rules"]:
+        if any(check.form != "builtin" for check in rules[row["rule"]].checks):
+            assert row["queries"] >= 1 and row["stages"] >= 1 and row["failed"] == 0, row
