@@ -75,15 +75,15 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
              f"WHEN {l} < {r} THEN -1 WHEN {l} > {r} THEN 1 ELSE 0 END")
 
     def members(parent: str) -> str:
+        # each row with the count and names of the rows sharing its key: a window over
+        # the key (one shuffle), not a grouping joined back (a shuffle and a join more)
         present = " AND ".join([q(a + "w")] + [f"{q(n)} IS NOT NULL" for n in names])
         rows = f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {present}"
-        renamed = ", ".join(f"{q(n)} AS {q(n + 'g')}" for n in names)
-        groups = (f"SELECT `_est` AS {q(a + 'e')}, {renamed}, count(1) AS {q(a + 'count')}, "
-                  f"array_sort(collect_list(coalesce(`name__text`, '')), {order}) AS {q(a + 'group')} "
-                  f"FROM {q(a + 'rows')} GROUP BY `_est`, {', '.join(q(n) for n in names)} HAVING count(1) >= 2")
-        on = " AND ".join([f"`_est` = {q(a + 'e')}"] + [f"{q(n)} = {q(n + 'g')}" for n in names])
-        return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT {model.join_hint()}* FROM {q(a + 'rows')} "
-                f"JOIN ({groups}) AS {q(a + 'gr')} ON {on}")
+        window = f"PARTITION BY `_est`, {', '.join(q(n) for n in names)}"
+        counted = (f"SELECT *, count(1) OVER ({window}) AS {q(a + 'count')}, "
+                   f"array_sort(collect_list(coalesce(`name__text`, '')) OVER ({window}), {order}) AS {q(a + 'group')} "
+                   f"FROM ({rows}) AS {q(a + 'rows')}")
+        return f"SELECT * FROM ({counted}) AS {q(a + 'counted')} WHERE {q(a + 'count')} >= 2"
 
     inner = frame.derived_base(members, extras)
     scope = replace(scope, aggregates={"count": Val(q(a + "count"), INT), "group": Val(q(a + "group"), LIST)})
