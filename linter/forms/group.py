@@ -86,20 +86,21 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
         val = frame.compile(node, scope)
         extras[a + "a_" + name] = val.sql
         types[name] = val.type
-    aggs = [f"count(1) AS {q(a + 'count')}"]
+    # each member row with its group's aggregates: window functions over the group
+    # (one shuffle), not a grouping joined back (a shuffle and a join more); a
+    # distinct count is the size of the set of non-missing values, as count(DISTINCT)
+    window = f"OVER (PARTITION BY `_est`, {q(a + 'g')})"
+    aggs = [f"count(1) {window} AS {q(a + 'count')}"]
     for name, (fn, _) in check.aggregates.items():
         column = Val(q(a + "a_" + name), types[name])
         if fn == "count":
-            aggs.append(f"sum(CASE WHEN {strict_true(column)} THEN 1 ELSE 0 END) AS {q(a + 'n_' + name)}")
+            aggs.append(f"sum(CASE WHEN {strict_true(column)} THEN 1 ELSE 0 END) {window} AS {q(a + 'n_' + name)}")
         else:
-            aggs.append(f"count(DISTINCT {column.sql}) AS {q(a + 'n_' + name)}")
+            aggs.append(f"size(collect_set({column.sql}) {window}) AS {q(a + 'n_' + name)}")
 
     def members(parent: str) -> str:
         rows = f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {q(a + 'w')} AND {q(a + 'g')} IS NOT NULL"
-        stats = (f"SELECT `_est` AS {q(a + 'e')}, {q(a + 'g')} AS {q(a + 'gg')}, {', '.join(aggs)} "
-                 f"FROM {q(a + 'rows')} GROUP BY `_est`, {q(a + 'g')}")
-        return (f"WITH {q(a + 'rows')} AS ({rows}) SELECT {model.join_hint()}* FROM {q(a + 'rows')} JOIN ({stats}) AS {q(a + 'st')} "
-                f"ON `_est` = {q(a + 'e')} AND {q(a + 'g')} = {q(a + 'gg')}")
+        return f"SELECT *, {', '.join(aggs)} FROM ({rows}) AS {q(a + 'rows')}"
 
     inner = frame.derived_base(members, extras)
     aggregates = {"count": Val(f"CAST({q(a + 'count')} AS BIGINT)", INT)}
