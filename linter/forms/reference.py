@@ -93,13 +93,7 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
 
     table = model.tables[check.table]
     target = model.tables[check.target]
-    target_frame = Frame.over(model, check.target)
-    target_scope = Scope(Rec("", target))
-    key = target_frame.compile(Node("field", (check.target_key,)), target_scope)
-    target_where = fires_when(target_frame, check.target_where, target_scope)
     a = model.alias()
-    keys = target_frame.select([f"DISTINCT `_est` AS {q(a + 'e')}", f"{key.sql} AS {q(a + 'key')}"],
-                               where=f"({target_where}) AND ({key.sql}) IS NOT NULL")
     frame = Frame.over(model, check.table)
     scope = Scope(Rec("", table))
     where = fires_when(frame, check.where, scope)
@@ -117,7 +111,7 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
                                   extras)
         relative = field_path(table, check.field)
         bound = Val(q(v), value.type, q(t), STR, name=v)
-    hint = model.join_hint(*([a + "keys"] if model.broadcast(check.target) else []))
+    hint = model.broadcast_hint(*([a + "keys"] if model.broadcast(check.target) else []))
     if check.target_key == "name" and check.target_where is None:
         # the target's names are its navigation lookup (kept already, one record per
         # name): joined whole, as navigation joins it, so that every query naming the
@@ -128,7 +122,13 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
                            f"LEFT JOIN {keys_view} AS {q(a + 'keys')} "
                            f"ON `_est` = {q(a + 'keys')}.`_k_est` AND {bound.sql} = {q(a + 'keys')}.`_k_name` "
                            f"WHERE {q(a + 'keys')}.`_k_name` IS NULL")
-    else:
+    else:  # the key set of the target records that qualify
+        target_frame = Frame.over(model, check.target)
+        target_scope = Scope(Rec("", target))
+        key = target_frame.compile(Node("field", (check.target_key,)), target_scope)
+        target_where = fires_when(target_frame, check.target_where, target_scope)
+        keys = target_frame.select([f"DISTINCT `_est` AS {q(a + 'e')}", f"{key.sql} AS {q(a + 'key')}"],
+                                   where=f"({target_where}) AND ({key.sql}) IS NOT NULL")
         inner = rows.derived_base(
             lambda parent: f"SELECT {hint}* FROM ({parent}) AS {q(a + 'r')} LEFT JOIN ({keys}) AS {q(a + 'keys')} "
                            f"ON `_est` = {q(a + 'e')} AND {bound.sql} = {q(a + 'key')} WHERE {q(a + 'key')} IS NULL")

@@ -229,7 +229,7 @@ class Frame:
         return " ".join([f"{base} AS {q(self.alias)}"] + [s.render() for s in steps])
 
     def _hint(self, steps) -> str:
-        return self.model.join_hint(*[s.alias for s in steps if s.alias in self.hints])
+        return self.model.broadcast_hint(*[s.alias for s in steps if s.alias in self.hints])  # left joins
 
     def relation(self, upto=None, extras=None, lookups_only=False) -> str:
         """The rows with every column flat: the base's, the joined records (as

@@ -117,13 +117,12 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
     findings.createOrReplaceTempView(found)
     suppressions.createOrReplaceTempView(supp)
     model.registered += [found, supp]
-    matches = (f"`s`.`_est` = `f`.`_est` AND `s`.`file` = `f`.`file` "
-               f"AND (`s`.`applies` IS NULL OR `s`.`applies` = `f`.`line`) AND startswith(`f`.`rule`, `s`.`rule`)")
-    hint = model.join_hint("s")
-    kept = spark.sql(f"SELECT {hint}`f`.* FROM {q(found)} AS `f` LEFT ANTI JOIN {q(supp)} AS `s` "
+    matches = ("`s`.`_est` = `f`.`_est` AND `s`.`file` = `f`.`file` "
+               "AND (`s`.`applies` IS NULL OR `s`.`applies` = `f`.`line`) AND startswith(`f`.`rule`, `s`.`rule`)")
+    kept = spark.sql(f"SELECT {model.broadcast_hint('s')}`f`.* FROM {q(found)} AS `f` LEFT ANTI JOIN {q(supp)} AS `s` "
                      f"ON {matches}")
     finding_key = ", ".join(f"`f`.{q(name)}" for name, _ in FINDING)
-    used = (f"SELECT {hint}`s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, "
+    used = (f"SELECT {model.join_hint('s')}`s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, "
             f"min(`s`.`rule`) AS `rule` FROM {q(found)} AS `f` JOIN {q(supp)} AS `s` ON {matches} "
             f"GROUP BY `s`.`_est`, `s`.`file`, `s`.`line`, `s`.`column`, {finding_key}")
     before, _, after = UNUSED_MESSAGE.partition("{rule}")
@@ -179,7 +178,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         progress.follow(stages)
     small = _work(inventory, enabled) < SMALL_RECORDS
     # a small inventory in local mode is kept in one partition: no rule query then
-    # needs a shuffle or a broadcast (docs/spark.md, "One partition")
+    # needs a shuffle or a broadcast (docs/spark.md, "Small inventories: one partition")
     single = small and checkpoint
     if small:
         tuning.set(SMALL_CONF | (ONE_PARTITION_CONF if single else {}))
@@ -242,11 +241,8 @@ def _failing_rules(spark, model: Model, enabled: dict[str, Rule], exc: Exception
         raise exc
     broken = {}
     for rule_id, rule in enabled.items():
-        parts, _ = rule_findings(model, {rule_id: rule})
         try:
-            for part in parts:
-                spark.sql(f"SELECT {COLUMNS} FROM ({part}) AS {q(model.alias())}").write.format("noop") \
-                    .mode("overwrite").save()
+            run_alone(model, {rule_id: rule})
         except Exception as probe:  # noqa: BLE001
             if is_infrastructure(probe):
                 raise exc from probe
@@ -254,6 +250,17 @@ def _failing_rules(spark, model: Model, enabled: dict[str, Rule], exc: Exception
     if not broken or len(broken) == len(enabled):
         raise exc
     return broken
+
+
+def run_alone(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list]:
+    """The queries of ``rules`` analysed and run on their own, every column computed,
+    into Spark's ``noop`` sink (nothing kept); returns them and the checks the
+    compiler refused, as rule_findings does."""
+    parts, refused = rule_findings(model, rules)
+    for part in parts:
+        model.spark.sql(f"SELECT {COLUMNS} FROM ({part}) AS {q(model.alias())}").write.format("noop") \
+            .mode("overwrite").save()
+    return parts, refused
 
 
 def _detail_only(answer):

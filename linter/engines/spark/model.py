@@ -123,14 +123,18 @@ class Model:
         """Whether joins to ``table`` broadcast it (never needed in one partition)."""
         return not self.single and self.counts.get(table, 0) <= BROADCAST_ROWS
 
+    def broadcast_hint(self, *aliases: str) -> str:
+        """The hint of a SELECT whose left (or anti) joins read ``aliases``: broadcast
+        them (nothing in one partition, where a left join keeps its left side's one
+        partition)."""
+        return "" if self.single or not aliases else f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ "
+
     def join_hint(self, *aliases: str) -> str:
-        """The hint of a SELECT that joins: broadcast the relations named ``aliases``;
-        in one partition, keep the result in one partition that Spark knows is one
-        (an inner join's output is the pair of its sides' partitionings, which a
-        later join would shuffle to co-partition)."""
-        if self.single:
-            return "/*+ COALESCE(1) */ "
-        return f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ " if aliases else ""
+        """The hint of a SELECT that makes an inner join (one per SELECT): broadcast
+        ``aliases``; in one partition, keep the result in one partition Spark knows
+        is one (an inner join's output is the pair of its sides' partitionings, which
+        a later join would shuffle to co-partition)."""
+        return "/*+ COALESCE(1) */ " if self.single else self.broadcast_hint(*aliases)
 
     def spread_hint(self) -> str:
         """A hint spreading rows over the shuffle partitions (no use in one partition)."""
