@@ -34,6 +34,10 @@ from linter.suppressions import parse_suppressions
 
 FINDING_TAG, STATS_TAG, SUPPRESSION_TAG = "F", "S", "X"
 CHUNK_BYTES = 8 * 1024 * 1024  # JSON Lines files are cut into ranges of about this size
+# Below this many bytes of YAML and JSON Lines, in local mode, the driver parses the
+# inventory itself: Spark's Python workers cost ~3 s to start and import exlint, the
+# driver parses ~4 MB/s (docs/spark.md, "Small inventories: parsed by the driver")
+DRIVER_PARSE_BYTES = 8 * 1024 * 1024
 _RID_SHIFT = 36  # row id = partition index << 36 | counter
 
 
@@ -352,13 +356,13 @@ def _slices(paths: list[str], parallelism: int = 1) -> int:
     return max(1, min(len(paths), slices))
 
 
-def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> Inventory:
+def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driver_parse: bool = False) -> Inventory:
     """The inventory's records, findings, suppressions and counts: every file parsed,
-    validated and modelled by the same Python code as `exlint check`, in Spark tasks."""
-    from pyspark.sql import functions as F
-
+    validated and modelled by the same Python code as `exlint check`, in Spark tasks;
+    ``driver_parse``: a small inventory (DRIVER_PARSE_BYTES) may be parsed by this
+    process instead, by the same partition functions (for local mode, whose driver
+    and executors share the machine)."""
     from linter.engines.spark.model import keep
-
     from linter.engines.spark.session import is_connect, parallelism as cores
 
     columns = union_columns()
@@ -376,6 +380,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
         tasks = jsonl_tasks(jsonl, chunk)
     offset = 1 << 20  # partition indexes of later inputs must not collide with earlier ones
     rest = _parquet_frame(spark, parquet) if parquet else None
+    local = None  # the rows, when this process parsed them
     if connect:  # no RDDs: the same partition code through mapInArrow
         from linter.engines.spark.connect import union_frame
 
@@ -384,6 +389,9 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
             frame, files, columns_ = rest
             more.append((frame, _parquet_partition(files, columns_), 2 * offset))
         union = union_frame(spark, schema, yaml_tasks, tasks, _connect_tasks_partition, more)
+    elif driver_parse and rest is None and _input_bytes(inputs) <= DRIVER_PARSE_BYTES:
+        local = parse_on_driver(yaml_tasks, tasks, offset)
+        union = _local_frame(spark, local, schema, parallelism)
     else:
         sc = spark.sparkContext
         parts = []
@@ -408,15 +416,10 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
     # deserializing its plan: 46 splits at 100,000 servers made the findings' union
     # 2,405 partitions. Two per core from here on (kept blocks, no re-parse).
     union = union.coalesce(2 * parallelism)
-    # one pass: rows per tag, and the per-estate counts of the stats rows
-    sums = [F.sum(F.col(f"S.{name}")).alias(name) for name, _ in rows.STATS[1:]]
-    tag_counts, stats = {}, {}
-    for row in union.groupBy("_t", F.col("S._est").alias("est")).agg(F.count(F.lit(1)).alias("n"), *sums).collect():
-        tag_counts[row["_t"]] = tag_counts.get(row["_t"], 0) + row["n"]
-        if row["_t"] == STATS_TAG:
-            totals = stats.setdefault(row["est"], {name: 0 for name, _ in rows.STATS[1:]})
-            for name, _ in rows.STATS[1:]:
-                totals[name] += int(row[name] or 0)
+    if local is not None:  # the rows are here: counted here
+        tag_counts, stats = _tally((row[0], 1, row[1]) for row in local)
+    else:  # one pass: rows per tag, and the per-estate sums of the stats rows
+        tag_counts, stats = _tally_frame(union)
     for item in inputs:  # estates with no file contents at all still exist
         stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
         if item.format == "parquet":  # no per-file stats rows
@@ -424,6 +427,66 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True) -> I
     tables, findings, suppressions = _split(union, bool(tag_counts.get(SUPPRESSION_TAG)))
     counts = {name: int(tag_counts.get(name, 0)) for name in load_tables()}
     return Inventory(kept, tables, findings, suppressions, stats, counts)
+
+
+def _tally(groups) -> tuple[dict, dict]:
+    """Rows per tag, and per estate the sums of the stats rows, of (tag, rows,
+    stats row or their sums) groups."""
+    tag_counts: dict[str, int] = {}
+    stats: dict[int, dict] = {}
+    for tag, number, counts in groups:
+        tag_counts[tag] = tag_counts.get(tag, 0) + number
+        if tag == STATS_TAG:
+            totals = stats.setdefault(counts[0], {name: 0 for name, _ in rows.STATS[1:]})
+            for index, (name, _) in enumerate(rows.STATS[1:], start=1):
+                totals[name] += int(counts[index] or 0)
+    return tag_counts, stats
+
+
+def _tally_frame(union) -> tuple[dict, dict]:
+    """_tally in Spark: one grouping, collected."""
+    from pyspark.sql import functions as F
+
+    sums = [F.sum(F.col(f"S.{name}")).alias(name) for name, _ in rows.STATS[1:]]
+    grouped = union.groupBy("_t", F.col("S._est").alias("est")).agg(F.count(F.lit(1)).alias("n"), *sums).collect()
+    return _tally((row["_t"], row["n"], (row["est"], *(row[name] for name, _ in rows.STATS[1:]))) for row in grouped)
+
+
+def parse_on_driver(yaml_tasks: list, jsonl_tasks_: list, offset: int) -> list:
+    """The rows the parse tasks would produce in Spark, produced here: the same
+    partition functions, each task with the partition index it would have had
+    (row ids stay unique and equal to a worker parse's)."""
+    out = []
+    if yaml_tasks:
+        out.extend(_tasks_partition("yaml")(0, iter(yaml_tasks)))
+    for index, task in enumerate(jsonl_tasks_):
+        out.extend(_tasks_partition("jsonl")(index + offset, iter([task])))
+    return out
+
+
+def _local_frame(spark, data: list, schema, slices: int):
+    """A DataFrame of rows held here, unpickled by the JVM: as
+    ``spark.createDataFrame(data, schema)``, which would also start Spark's Python
+    workers for nothing but re-serializing the rows (RDD._pickled)."""
+    from pyspark.sql.dataframe import DataFrame
+
+    try:
+        sc = spark.sparkContext
+        pickled = sc.parallelize([schema.toInternal(row) for row in data], max(1, slices))
+        objects = sc._jvm.SerDeUtil.toJavaArray(sc._jvm.SerDeUtil.pythonToJava(pickled._jrdd, True))
+        return DataFrame(spark._jsparkSession.applySchemaToPythonRDD(objects.rdd(), schema.json()), spark)
+    except AttributeError:  # a PySpark whose internals differ: the public way
+        return spark.createDataFrame(data, schema, verifySchema=False)
+
+
+def _input_bytes(inputs: list[InputFile]) -> int:
+    total = 0
+    for item in inputs:
+        try:
+            total += os.path.getsize(item.path)
+        except OSError:
+            pass
+    return total
 
 
 def _split(union, has_suppressions: bool) -> tuple[dict, object, object]:

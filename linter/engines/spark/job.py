@@ -167,7 +167,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if stages is not None:
         stages.begin("validate", "read and validate the inventory")
         progress.follow(lambda: _detail_only(stages()))
-    inventory = read_inventory(spark, inputs, checkpoint)
+    inventory = read_inventory(spark, inputs, checkpoint, driver_parse=is_local(spark))
     progress.unfollow()
     progress.advance(sum(s["records_in"] for s in inventory.stats.values()))
     tuning.restore()

@@ -66,9 +66,55 @@ def ddl(columns) -> str:
 
 
 def spark_schema(columns):
-    from pyspark.sql.types import _parse_datatype_string
+    """The StructType of ``columns``, built here: Spark's own DDL parser is a JVM
+    call (half a second in a fresh JVM for the inventory's wide schema)."""
+    from pyspark.sql import types as T
 
-    return _parse_datatype_string(ddl(columns))
+    return T.StructType([T.StructField(name, spark_type(kind)) for name, kind in columns])
+
+
+def spark_type(kind: str):
+    """The Spark type of a column type as ``ddl`` writes it: string, long, double,
+    boolean, array<T>, map<K,V> and struct<`name` T, ...>, nullable throughout."""
+    from pyspark.sql import types as T
+
+    kind = kind.strip()
+    simple = {"string": T.StringType, "long": T.LongType, "bigint": T.LongType, "double": T.DoubleType,
+              "boolean": T.BooleanType}
+    if kind in simple:
+        return simple[kind]()
+    head, _, rest = kind.partition("<")
+    if not rest.endswith(">"):
+        raise ValueError(f"not a column type: {kind}")
+    inner = _top_level(rest[:-1])
+    if head == "array" and len(inner) == 1:
+        return T.ArrayType(spark_type(inner[0]))
+    if head == "map" and len(inner) == 2:
+        return T.MapType(spark_type(inner[0]), spark_type(inner[1]))
+    if head == "struct":
+        fields = []
+        for member in inner:
+            name, _, member_kind = member.strip()[1:].partition("` ")
+            fields.append(T.StructField(name, spark_type(member_kind)))
+        return T.StructType(fields)
+    raise ValueError(f"not a column type: {kind}")
+
+
+def _top_level(text: str) -> list[str]:
+    """``text`` split at its commas outside <> and backquotes."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for index, char in enumerate(text):
+        if char == "`":
+            quoted = not quoted
+        elif not quoted and char == "<":
+            depth += 1
+        elif not quoted and char == ">":
+            depth -= 1
+        elif not quoted and depth == 0 and char == ",":
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return parts
 
 
 def _long(value):

@@ -1,0 +1,58 @@
+"""A small inventory in local mode is parsed by the driver (inventory.parse_on_driver):
+the same partition functions, run here instead of in Spark's Python workers.
+Both ways must give the same rows, counts and stats, for YAML trees, JSON Lines
+and broken input alike."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from linter.engines.spark import inventory as inventory_module
+from linter.engines.spark.inventory import discover_inputs, read_inventory
+from linter.engines.spark.records import ddl, spark_schema
+
+REPO = Path(__file__).resolve().parents[2]
+INPUTS = {
+    "jsonl": [REPO / "samples" / "inventory" / "estate.jsonl"],
+    "yaml tree": [REPO / "samples" / "estate"],
+    "bad input": [REPO / "tests" / "corpus" / "bad-input"],
+}
+
+
+def rows(frame) -> list:
+    return sorted(str(row) for row in frame.collect())
+
+
+@pytest.mark.parametrize("name", sorted(INPUTS))
+def test_driver_and_workers_parse_alike(spark, name):
+    inputs = discover_inputs(INPUTS[name])
+    by_workers = read_inventory(spark, inputs, checkpoint=True, driver_parse=False)
+    by_driver = read_inventory(spark, inputs, checkpoint=True, driver_parse=True)
+    try:
+        assert by_driver.stats == by_workers.stats
+        assert by_driver.counts == by_workers.counts
+        assert sum(by_driver.counts.values()) > 0
+        assert rows(by_driver.union[0]) == rows(by_workers.union[0])
+        assert rows(by_driver.findings) == rows(by_workers.findings)
+    finally:
+        by_workers.unpersist()
+        by_driver.unpersist()
+
+
+def test_large_inventories_are_parsed_by_workers(spark, monkeypatch):
+    """Above DRIVER_PARSE_BYTES the driver parses nothing (the worker path)."""
+    monkeypatch.setattr(inventory_module, "parse_on_driver", lambda *a: pytest.fail("parsed by the driver"))
+    monkeypatch.setattr(inventory_module, "DRIVER_PARSE_BYTES", 1024)
+    found = read_inventory(spark, discover_inputs(INPUTS["jsonl"]), checkpoint=True, driver_parse=True)
+    try:
+        assert found.counts["Server"] > 0
+    finally:
+        found.unpersist()
+
+
+def test_schema_built_in_python_equals_sparks_own_parse(spark):
+    from pyspark.sql.types import _parse_datatype_string
+
+    columns = inventory_module.union_columns()
+    assert spark_schema(columns) == _parse_datatype_string(ddl(columns))
