@@ -59,8 +59,8 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
         if debug:
             raise
         _fail(exc, log, state)
-    if state.get("started_spark"):  # a clean stop: a cluster's master sees the application finish
-        _stop_spark()
+    if state.get("started_spark"):  # a cluster's master sees the application finish
+        _stop_spark(quiet=quiet)
     sys.exit(code)
 
 
@@ -105,7 +105,7 @@ def _fail(exc: BaseException, log, state: dict) -> None:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         message = f"internal error ({type(exc).__name__}: {first}); please report it with the log"
     if state.get("started_spark"):
-        _stop_spark()
+        _stop_spark(keep_classes=False)
     raise ExitError(f"{message} (details: {log})")
 
 
@@ -118,68 +118,36 @@ def _interrupted(state: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not interrupt the clean-up
     _end_progress(state)
     if state.get("started_spark", True):
-        _stop_spark()
+        _stop_spark(keep_classes=False)
     click.echo("exlint: interrupted: Spark stopped, nothing written", err=True)
     sys.exit(130)
 
 
-def _stop_spark(timeout: float = 20.0) -> None:
-    """Stop the session (if any) within ``timeout`` seconds, then make sure the JVM
-    this process started, and the Python workers it started, are gone."""
+def _stop_spark(timeout: float = 20.0, keep_classes: bool = True, quiet: bool = False) -> None:
+    """End the session (if any) and the JVM this process started with the Python
+    workers it started (driver_jvm.end); ``keep_classes``: a first run may write
+    the JVM's class-data archive (not after Ctrl-C or a failure)."""
     import threading
 
+    from linter.engines.spark import driver_jvm
     from linter.engines.spark.session import jvm_process
 
-    process = jvm_process()
+    def stop_context(limit: float) -> None:
+        def stop():
+            try:  # the context, not the session: the active session is the main thread's
+                from pyspark import SparkContext
 
-    def stop():
-        try:  # the context, not the session: the active session is the main thread's
-            from pyspark import SparkContext
+                context = SparkContext._active_spark_context
+                if context is not None:
+                    context.stop()
+            except Exception:  # noqa: BLE001 - the JVM may already be gone
+                pass
 
-            context = SparkContext._active_spark_context
-            if context is not None:
-                context.stop()
-        except Exception:  # noqa: BLE001 - the JVM may already be gone
-            pass
+        stopper = threading.Thread(target=stop, daemon=True)
+        stopper.start()
+        stopper.join(limit)
 
-    stopper = threading.Thread(target=stop, daemon=True)
-    stopper.start()
-    stopper.join(timeout)
-    if process is not None:
-        _kill_tree(process.pid)
-        try:
-            process.wait(timeout=10)
-        except Exception:  # noqa: BLE001
-            pass
-
-
-def _kill_tree(pid: int) -> None:
-    """SIGKILL ``pid`` and every process below it (Spark's Python daemon and workers)."""
-    import os
-    import signal
-
-    children: dict[int, list[int]] = {}
-    try:
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open(f"/proc/{entry}/stat", "rb") as stat:
-                        fields = stat.read().rsplit(b")", 1)[1].split()
-                    children.setdefault(int(fields[1]), []).append(int(entry))
-                except (OSError, IndexError, ValueError):
-                    continue
-    except OSError:  # no /proc: the JVM alone
-        pass
-    order, pending = [], [pid]
-    while pending:
-        current = pending.pop()
-        order.append(current)
-        pending.extend(children.get(current, ()))
-    for target in order:
-        try:
-            os.kill(target, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    driver_jvm.end(jvm_process(), stop_context, timeout, keep_classes, quiet)
 
 
 def _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,
@@ -204,7 +172,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         raise ExitError(str(exc)) from None
     from linter.engines.spark import job
     from linter.engines.spark.executors import ExecutorError, check_executors
-    from linter.engines.spark.inventory import discover_inputs
+    from linter.engines.spark.driver_jvm import SHORT_RUN_BYTES
+    from linter.engines.spark.inventory import discover_inputs, input_bytes
     from linter.engines.spark.output import OutputError, check_target, write_findings
     from linter.engines.spark.status import follower
 
@@ -224,6 +193,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         progress.advance(len(inputs))
         progress.stage("start Spark")
         state["started_spark"] = not _spark_running()
+        options.short_run = input_bytes(inputs) <= SHORT_RUN_BYTES
         spark = build_session(options)
         if not remote and not job.is_local(spark):
             progress.stage("check executors")

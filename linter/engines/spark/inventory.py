@@ -389,7 +389,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
             frame, files, columns_ = rest
             more.append((frame, _parquet_partition(files, columns_), 2 * offset))
         union = union_frame(spark, schema, yaml_tasks, tasks, _connect_tasks_partition, more)
-    elif driver_parse and rest is None and _input_bytes(inputs) <= DRIVER_PARSE_BYTES:
+    elif driver_parse and rest is None and input_bytes(inputs) <= DRIVER_PARSE_BYTES:
         local = parse_on_driver(yaml_tasks, tasks, offset)
         union = _local_frame(spark, local, schema, parallelism)
     else:
@@ -479,7 +479,7 @@ def _local_frame(spark, data: list, schema, slices: int):
         return spark.createDataFrame(data, schema, verifySchema=False)
 
 
-def _input_bytes(inputs: list[InputFile]) -> int:
+def input_bytes(inputs: list[InputFile]) -> int:
     total = 0
     for item in inputs:
         try:

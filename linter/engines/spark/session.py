@@ -61,6 +61,7 @@ class SessionOptions:
     progress: bool = False
     # where the JVM's own output (log4j, start-up warnings) goes; None: the terminal (--debug)
     jvm_log: Path | None = None
+    short_run: bool = False  # a small inventory: the JVM's JIT set for a short run (driver_jvm)
 
 
 def parse_conf(pairs) -> dict[str, str]:
@@ -139,7 +140,7 @@ def build_session(options: SessionOptions):
         conf["spark.ui.showConsoleProgress"] = "true"
     if options.remote:
         return _connect_session(options, conf)
-    check_java(version)
+    java_major = check_java(version)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder.appName(options.app_name)
@@ -153,6 +154,10 @@ def build_session(options: SessionOptions):
         conf.update(LOCAL_CONF)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     conf.update(options.conf)
+    if options.jvm_log is not None and not _jvm_running():  # this process starts the driver JVM
+        from linter.engines.spark import driver_jvm
+
+        driver_jvm.prepare(conf, master, _java_binary(), java_major, options.short_run, options.jvm_log.parent)
     worker_python(master, conf)
     java_options = conf.get("spark.driver.extraJavaOptions", "")
     if "log4j2.configurationFile" not in java_options:
@@ -162,7 +167,15 @@ def build_session(options: SessionOptions):
         builder = builder.config(key, value)
     try:
         if options.jvm_log is not None:
-            _launch_jvm(master, options.app_name, conf, options.jvm_log)
+            try:
+                _launch_jvm(master, options.app_name, conf, options.jvm_log)
+            except Exception:
+                from linter.engines.spark import driver_jvm
+
+                if not driver_jvm.without_archive(conf):  # a damaged class-data archive: once more without it
+                    raise
+                _launch_jvm(master, options.app_name, conf, options.jvm_log)
+                builder = builder.config("spark.driver.extraJavaOptions", conf["spark.driver.extraJavaOptions"])
         session = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start, or the master is unreachable
         raise SessionError(f"cannot start Spark (master {master}): {_first_line(exc)}") from None
@@ -204,6 +217,14 @@ def _launch_jvm(master: str, app_name: str, conf: dict, log: Path) -> None:
     with SparkContext._lock:
         SparkContext._gateway = gateway
         SparkContext._jvm = gateway.jvm
+
+
+def _jvm_running() -> bool:
+    try:
+        from pyspark import SparkContext
+    except ImportError:
+        return False
+    return SparkContext._gateway is not None
 
 
 def jvm_process():

@@ -1,0 +1,221 @@
+"""The driver JVM that `exlint estate` starts itself (local mode, and a cluster's
+client): its scratch directory, the class-data archive that shortens later starts,
+its JIT mode, and how it ends. Measured on the bundled sample, fresh processes,
+2 cores (docs/spark.md, "Starting the JVM"):
+
+- A fresh JVM spends most of a small run loading, verifying and compiling Spark's
+  ~21,000 classes (the same job takes 8 s in a warm JVM, 20 s in a cold one).
+  Class-data sharing (CDS, JDK 13+) maps the classes of an earlier run from an
+  archive instead: the first run on a machine writes it when its JVM exits
+  (``-XX:ArchiveClassesAtExit``; ~10 s, once per Java, Spark and exlint version),
+  later runs map it (``-XX:SharedArchiveFile``). A stale or foreign archive is
+  refused by the JVM itself, which then loads classes as usual.
+- A short run is over before the optimizing compiler (C2) pays for its work
+  (27 s of compile threads' CPU against 4 s for C1 alone, on 2 cores shared with
+  the job): a small inventory runs with C1 only (``-XX:TieredStopAtLevel=1``).
+- Spark's scratch files (local dirs, ``java.io.tmpdir``) go to a directory of this
+  run, removed after the JVM: the JVM is then killed rather than stopped (a clean
+  ``SparkContext.stop()`` takes ~1.3 s and only matters to a cluster's master),
+  and a killed JVM no longer leaves its directories behind in /tmp.
+
+``EXLINT_JVM_CACHE=0`` turns the archive off; a user's own ``-Xshare``,
+``-XX:SharedArchiveFile`` or ``-XX:TieredStopAtLevel`` in
+``spark.driver.extraJavaOptions`` wins over these.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+# below this many bytes of inventory, a run is short: C1 only
+SHORT_RUN_BYTES = 64 * 1024 * 1024
+ARCHIVE_SUFFIX = ".jsa"
+QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
+
+
+@dataclass
+class Launch:
+    """What this process's launch of the driver JVM set up, for its end."""
+    scratch: str | None = None  # this run's scratch directory (removed at the end)
+    archive: Path | None = None  # the class-data archive this run writes when its JVM exits
+    pending: Path | None = None  # ... first under this name, renamed once complete
+    using: Path | None = None  # the archive this run's JVM maps
+    cluster: bool = False  # a cluster's master must hear the application end
+
+
+LAUNCH = Launch()
+
+
+def prepare(conf: dict, master: str, java: str | None, java_major: int, short_run: bool,
+            log_dir: Path | None = None) -> None:
+    """Add to ``conf`` what the launch needs (scratch directory, class-data
+    archive, JIT mode, crash reports in ``log_dir`` beside the run's log rather than
+    in the working directory), and remember it in LAUNCH for ``end``."""
+    global LAUNCH
+    LAUNCH = Launch(cluster=not master.startswith("local"))
+    options = conf.get("spark.driver.extraJavaOptions", "")
+    added = []
+    if log_dir is not None and "ErrorFile" not in options:
+        added.append(f"-XX:ErrorFile={log_dir / 'hs_err_pid%p.log'}")
+    if not LAUNCH.cluster and "spark.local.dir" not in conf and not os.environ.get("SPARK_LOCAL_DIRS") \
+            and "java.io.tmpdir" not in options:
+        LAUNCH.scratch = tempfile.mkdtemp(prefix="exlint-spark-")
+        conf["spark.local.dir"] = LAUNCH.scratch
+        added.append(f"-Djava.io.tmpdir={LAUNCH.scratch}")
+    if short_run and "TieredStopAtLevel" not in options and "TieredCompilation" not in options:
+        added.append("-XX:TieredStopAtLevel=1")
+    added += _class_data_options(options, java, java_major)
+    if added:
+        conf["spark.driver.extraJavaOptions"] = " ".join([options] + added).strip()
+
+
+def _class_data_options(options: str, java: str | None, java_major: int) -> list[str]:
+    if java_major < 13 or os.environ.get("EXLINT_JVM_CACHE", "1") == "0" or "Xshare" in options \
+            or "SharedArchiveFile" in options or "ArchiveClassesAtExit" in options or java is None:
+        return []
+    try:
+        archive = archive_path(java)
+    except OSError:
+        return []
+    if archive.is_file():
+        LAUNCH.using = archive
+        return [f"-XX:SharedArchiveFile={archive}", QUIET_CDS]
+    try:
+        archive.parent.mkdir(parents=True, exist_ok=True)
+        probe = tempfile.NamedTemporaryFile(dir=archive.parent, prefix=".probe-")
+        probe.close()
+    except OSError:  # no writable cache: run as before
+        return []
+    LAUNCH.archive = archive
+    LAUNCH.pending = archive.with_name(f".{archive.name}.{os.getpid()}.tmp")
+    return [f"-XX:ArchiveClassesAtExit={LAUNCH.pending}", QUIET_CDS]
+
+
+def without_archive(conf: dict) -> bool:
+    """After a failed start with an archive: the archive removed (a damaged one
+    crashes the JVM as it starts: a truncated file is a SIGBUS) and ``conf`` set
+    to start without it. False when no archive was in use (nothing to retry)."""
+    if LAUNCH.using is None:
+        return False
+    try:
+        LAUNCH.using.unlink()
+    except OSError:
+        pass
+    dropped = (f"-XX:SharedArchiveFile={LAUNCH.using}", QUIET_CDS)
+    options = conf.get("spark.driver.extraJavaOptions", "")
+    for option in dropped:
+        options = options.replace(option, "")
+    conf["spark.driver.extraJavaOptions"] = " ".join(options.split())
+    LAUNCH.using = None
+    return True
+
+
+def archive_path(java: str) -> Path:
+    """The archive for this Java, this Spark and this exlint: a name of their
+    digest in exlint's cache directory (another combination writes its own)."""
+    from linter import __version__
+    from linter.cache import cache_dir
+
+    import pyspark
+
+    digest = hashlib.sha256()
+    java_path = Path(java).resolve()
+    for part in (str(java_path), str(java_path.stat().st_mtime_ns), __version__, pyspark.__version__,
+                 sys.version):
+        digest.update(part.encode() + b"\0")
+    jars = Path(pyspark.__file__).resolve().parent / "jars"
+    if jars.is_dir():
+        for jar in sorted(jars.iterdir()):
+            stat = jar.stat()
+            digest.update(f"{jar.name}:{stat.st_size}:{stat.st_mtime_ns}\0".encode())
+    return cache_dir() / "jvm" / f"spark-{digest.hexdigest()[:20]}{ARCHIVE_SUFFIX}"
+
+
+def end(process, stop_context, timeout: float = 20.0, keep_classes: bool = True, quiet: bool = False) -> None:
+    """End the driver JVM ``process`` (a Popen, or None) and what it left:
+    ``stop_context`` (a callable) first when a cluster's master must hear of it or
+    this run writes the class-data archive (``keep_classes``: not after Ctrl-C or a
+    failure; said on standard error unless ``quiet``), then the JVM and its
+    children are killed and the scratch removed."""
+    launch = LAUNCH
+    dump = keep_classes and launch.pending is not None and process is not None
+    if launch.cluster or dump or launch.scratch is None:
+        stop_context(timeout)
+    if dump:
+        _write_archive(process, launch, quiet)
+    if process is not None:
+        kill_tree(process.pid)
+        try:
+            process.wait(timeout=10)
+        except Exception:  # noqa: BLE001
+            pass
+    if launch.pending is not None:
+        try:
+            launch.pending.unlink()
+        except OSError:
+            pass
+    if launch.scratch is not None:
+        shutil.rmtree(launch.scratch, ignore_errors=True)
+        launch.scratch = None
+
+
+def _write_archive(process, launch: Launch, quiet: bool, timeout: float = 180.0) -> None:
+    """Let the JVM exit on its own (PySpark's gateway exits when its standard input
+    closes), which writes the archive; then give it its name, atomically."""
+    if not quiet:
+        print(f"exlint: keeping Spark's classes in {launch.archive} for faster starts (once)", file=sys.stderr)
+    try:
+        process.stdin.close()
+        code = process.wait(timeout=timeout)
+    except Exception:  # noqa: BLE001 - no archive this time; the next run tries again
+        return
+    if code == 0 and launch.pending.is_file() and launch.pending.stat().st_size > 0:
+        try:
+            os.replace(launch.pending, launch.archive)
+            _prune(launch.archive)
+        except OSError:
+            pass
+    launch.pending = None if not launch.pending.exists() else launch.pending
+
+
+def _prune(kept: Path) -> None:
+    """Archives of other Java, Spark or exlint versions: one is kept, the newest."""
+    for other in kept.parent.glob(f"spark-*{ARCHIVE_SUFFIX}"):
+        if other != kept:
+            try:
+                other.unlink()
+            except OSError:
+                pass
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and every process below it (Spark's Python daemon and workers)."""
+    import signal
+
+    children: dict[int, list[int]] = {}
+    try:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat", "rb") as stat:
+                        fields = stat.read().rsplit(b")", 1)[1].split()
+                    children.setdefault(int(fields[1]), []).append(int(entry))
+                except (OSError, IndexError, ValueError):
+                    continue
+    except OSError:  # no /proc: the JVM alone
+        pass
+    order, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        order.append(current)
+        pending.extend(children.get(current, ()))
+    for target in order:
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
