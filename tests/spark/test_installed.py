@@ -32,7 +32,8 @@ def user(tmp_path_factory):
     python = install_wheel(work, extra="spark")
     bare = bare_python_dir(work)
     env = {key: value for key, value in os.environ.items()
-           if key not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH", "VIRTUAL_ENV")}
+           if key not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON", "PYTHONPATH", "VIRTUAL_ENV", "EXLINT_JVM_CACHE",
+                          "EXLINT_CACHE_DIR")}
     env["PATH"] = f"{bare}{os.pathsep}{env.get('PATH', '')}"
     env["XDG_CACHE_HOME"] = str(work / "cache")
     elsewhere = work / "elsewhere"
@@ -56,11 +57,15 @@ def test_installed_estate_runs_with_a_bare_python3_on_path(user):
     assert check.returncode in (0, 1), check.stderr[-3000:]
     assert _findings(estate.stdout) == _findings(check.stdout)
     assert len(_findings(estate.stdout)) > 0
-    # standard error is a pipe: no JVM start-up noise, no traceback; only progress lines
+    # standard error is a pipe: no JVM start-up noise, no traceback; only progress lines, and
+    # (a first run on this machine, its cache empty) the one line of the JVM's class-data archive
     assert "Traceback" not in estate.stderr
     assert "WARNING" not in estate.stderr and "WARN " not in estate.stderr, estate.stderr[-2000:]
+    kept = [line for line in estate.stderr.splitlines() if line.startswith("exlint: keeping Spark's classes in ")]
+    assert len(kept) == 1, estate.stderr[-2000:]
+    assert list((Path(env["XDG_CACHE_HOME"]) / "exlint" / "jvm").glob("spark-*.jsa")), "the archive, for the next runs"
     for line in estate.stderr.splitlines():
-        assert line.startswith("exlint: ["), line
+        assert line.startswith("exlint: [") or line in kept, line
 
 
 @pytest.fixture(scope="module")
