@@ -212,6 +212,7 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     from linter.policy.expr import field_paths
 
     other_table = model.tables[check.with_table]
+    table = model.tables[check.table]
     left_node = check.join[0]
     a = model.alias()
     other_frame = Frame.over(model, check.with_table)
@@ -235,8 +236,17 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     picked = ", ".join([f"{q(OTHER + '_est')} AS {q(a + 'pe')}", f"{q(OTHER + '_key')} AS {q(a + 'pk')}"]
                        + [f"{q(c)} AS {q(a + c)}" for c in profile_names])
     profiles = f"SELECT DISTINCT {picked} FROM {q(others_view)}"
+    # the conjuncts of `when` that read the profile alone filter the profiles before
+    # they are paired with records (exact: `when` still runs on every pair formed):
+    # RTE005's custom-list check then pairs records with the few custom profiles, not
+    # with every site's (at 7,500 servers ~6,000 rows instead of ~4 million)
+    alone = _profile_conjuncts(check.when)
+    if alone is not None:
+        profile_frame = Frame(model, f"({profiles})", [a + "pe", a + "pk"])
+        keep = fires_when(profile_frame, alone, Scope(Rec("", table), aggregates={"profile": profile_values}))
+        if not profile_frame.steps:  # a plain filter (no lookup joined for it)
+            profiles = f"SELECT * FROM ({profiles}) AS {q(a + 'pp')} WHERE {keep}"
 
-    table = model.tables[check.table]
     frame = Frame.over(model, check.table)
     scope = Scope(Rec("", table))
     extras = {a + "w": fires_when(frame, check.where, scope), a + "key": frame.compile(left_node, scope).sql}
@@ -278,3 +288,26 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     relative = field_path(table, check.field)
     return fired(inner, [f"CASE WHEN {fires_when(inner, check.other_when, pair_scope)} THEN "
                          f"{finding(inner, rule, check, pair_scope, relative)} END"])
+
+
+def _profile_conjuncts(node):
+    """The part of a `when` (its top-level `and` terms) that reads nothing but the
+    profile (fields, constants, comparisons, not/and/or/if): None when no term does."""
+    if node is None:
+        return None
+    terms = node.args if node.op == "and" else (node,)
+    alone = [term for term in terms if _reads_profile_only(term)]
+    if not alone:
+        return None
+    from linter.policy.expr import Node
+
+    return alone[0] if len(alone) == 1 else Node("and", tuple(alone))
+
+
+def _reads_profile_only(node) -> bool:
+    from linter.policy.expr import walk
+
+    fields = [n.args for n in walk(node) if n.op == "field"]
+    return bool(fields) and all(path[0] == "profile" for path in fields) \
+        and all(n.op in ("field", "const", "cmp", "not", "and", "or", "if", "isnull", "in", "list", "bin")
+                for n in walk(node))

@@ -37,6 +37,7 @@ def partitioning(frame) -> str:
 def test_large_inventories_keep_many_partitions(spark, monkeypatch):
     # first in the module: the run below must not overlap the module's open run (its settings)
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
+    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
     run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
     try:
         assert not run.model.single

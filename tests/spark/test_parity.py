@@ -128,7 +128,7 @@ def test_malformed_jsonl_lines_are_findings_and_the_counts_add_up(batch):
 
 
 def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkeypatch):
-    """Estates above SMALL_RECORDS run with generated code, the default shuffle
+    """Estates above SMALL_RECORDS (and ONE_PARTITION_RECORDS) run with generated code, the default shuffle
     partitions, broadcast lookups and the findings' union coalesced to a few tasks
     per core; the batch above is small, so it runs in one partition with none of
     that (test_one_partition.py). Every rule example, both ways: the same findings."""
@@ -141,6 +141,7 @@ def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkey
     if generated is not None:
         specs.append(generated)
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
+    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
     found, _, failures = run_spark(spark, specs, RULES, tmp_path / "inputs")
     assert failures == []
     for spec in specs:

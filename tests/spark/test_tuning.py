@@ -30,3 +30,4 @@ def test_paired_tables_count_once_not_as_their_product():
         assert records <= work[servers] <= records * (1 + 2 * len(pairs))
     assert work[100_000] <= 11 * work[10_000] <= 121 * work[1_000]  # linear, not quadratic
     assert work[1_000] < job.SMALL_RECORDS <= work[10_000]  # 1,000 servers is a small estate
+    assert work[1_000] < job.ONE_PARTITION_RECORDS <= work[10_000]  # ... laid out in one partition, 10,000 not

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # below this many bytes of inventory, a run is short: C1 only
-SHORT_RUN_BYTES = 64 * 1024 * 1024
+SHORT_RUN_BYTES = 16 * 1024 * 1024
 ARCHIVE_SUFFIX = ".jsa"
 QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
 

@@ -12,7 +12,8 @@ from linter.engines.spark.compile import CompileError
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, spark_schema
-from linter.engines.spark.session import ONE_PARTITION_CONF, SMALL_CONF, SMALL_RECORDS, RuntimeConf, parallelism
+from linter.engines.spark.session import ONE_PARTITION_CONF, ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, \
+    RuntimeConf, parallelism
 from linter.engines.spark.sqltext import q, string
 from linter.findings import RULE_FAILED, rule_failed_message
 from linter.forms import FORMS
@@ -176,10 +177,11 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if stages is not None:
         stages.begin("evaluate", f"evaluate {len(enabled)} rules")
         progress.follow(stages)
-    small = _work(inventory, enabled) < SMALL_RECORDS
+    work = _work(inventory, enabled)
     # a small inventory in local mode is kept in one partition: no rule query then
     # needs a shuffle or a broadcast (docs/spark.md, "Small inventories: one partition")
-    single = small and checkpoint
+    single = checkpoint and work < ONE_PARTITION_RECORDS
+    small = single or work < SMALL_RECORDS
     if small:
         tuning.set(SMALL_CONF | (ONE_PARTITION_CONF if single else {}))
     if single:

@@ -280,6 +280,11 @@ def _apply_runtime_conf(session, conf: dict, keep_user: dict) -> None:
 # For inventories below SMALL_RECORDS records, compiling generated code costs
 # more than it saves: run expressions interpreted, on one shuffle partition.
 SMALL_RECORDS = 100_000
+# In local mode, below ONE_PARTITION_RECORDS rows of work, the one-partition layout
+# below (with SMALL_CONF): measured fresh, 2 cores, one partition against many:
+# 3,000 servers (168,000 rows of work) 31 s / 43 s, 5,000 (~280,000) 41 s / 49 s,
+# 7,500 (~420,000) 90 s / 63 s (one core runs RTE005's pairs, interpreted)
+ONE_PARTITION_RECORDS = 320_000
 SMALL_CONF = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
