@@ -115,3 +115,30 @@ def test_profile_mistakes_are_clear_pack_errors(tmp_path, body, error):
     with pytest.raises(PackError) as caught:
         load_rules([_pack(tmp_path, body)])
     assert error in str(caught.value)
+
+
+@pytest.mark.parametrize("when, expected", [
+    ("not profile.custom and not any(replicas, site_cost(profile.site, item.server.site) <= 500)",
+     {"replicas": ("server", "site")}),
+    ("profile.custom and not any(replicas, item.server in profile.listed)", {"replicas": ("server",)}),
+    ("any(replicas, item.server == 'a') or all(replicas, item.server != 'b')", {"replicas": ("server",)}),
+    # read otherwise too, or through two paths, or as the item itself, or with a count: not by set
+    ("size(replicas) > 1 and any(replicas, item.server == 'a')", {}),
+    ("any(replicas, item.server == 'a' and item.server.site == 'b')", {}),
+    ("any(replicas, item == 'PFDB-LON')", {}),
+    ("count(replicas, item.server == 'a') > 1", {}),
+    ("any(replicas, any(replicas, item.server == 'a'))", {}),
+])
+def test_spark_counts_a_list_by_the_set_of_its_items_values_only_where_that_is_exact(when, expected):
+    """pairs._item_paths: which lists the Spark query may deduplicate by the set of
+    one navigation from their items (an any() or all() is blind to duplicates and
+    order); the parity tests prove the findings equal either way."""
+    from linter.forms.pairs import _item_paths
+    from linter.model.tables import load_tables
+    from linter.policy.expr import parse
+
+    class Model:
+        def has(self, table, column):
+            return True
+
+    assert _item_paths(parse(when), Model(), load_tables()["PublicFolder"]) == expected

@@ -256,12 +256,26 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     # the local ``_profile_pairs`` shares verdicts between equal records
     reads = sorted({path[0] for path in field_paths(check.when) if path[0] in model.columns[check.table]}
                    if check.when is not None else set())
+    # a list `when` reads only as any()/all() of one navigation from its items (RTE005:
+    # any(replicas, ... item.server.site ...)) counts by the set of those values: folders
+    # with other replicas on the same sites share a verdict (at 7,500 servers 1,213
+    # distinct sets of sites against 5,945 distinct replica lists); the representative
+    # row keeps its own list, which `when` reads
+    representative = ""
+    for name, path in _item_paths(check.when, model, table).items():
+        reads.remove(name)
+        values, _ = frame.item_values(Rec("", table), name, path)
+        extras[a + "is_" + name] = f"array_sort(array_distinct({values}))"
+        reads.append(a + "is_" + name)
+        representative += "".join(f", min_by({q(c)}, `_rid`) AS {q(c)}" for c in (name, name + "__text")
+                                  if model.has(check.table, c))
     reads += [c + "__text" for c in reads if model.has(check.table, c + "__text")]
     read_columns = "".join(f", {q(c)}" for c in reads)
     # Adaptive execution sizes the partitions by the distinct rows, a few thousand,
     # and would put them in one task, yet each becomes a row per profile here (the
     # bulk of the rule's work): spread them over the shuffle partitions.
-    distinct = (f"SELECT {model.spread_hint()}`_est`, min(`_rid`) AS `_rid`, {q(a + 'key')}{read_columns} FROM ({frame.relation(extras=extras)}) "
+    distinct = (f"SELECT {model.spread_hint()}`_est`, min(`_rid`) AS `_rid`, {q(a + 'key')}{read_columns}"
+                f"{representative} FROM ({frame.relation(extras=extras)}) "
                 f"AS {q(a + 'all')} WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL "
                 f"GROUP BY `_est`, {q(a + 'key')}{read_columns}")
     by_profile = Frame(model, f"(SELECT {model.join_hint(a + 'p')}* FROM ({distinct}) AS {q(a + 'd')} "
@@ -311,3 +325,42 @@ def _reads_profile_only(node) -> bool:
     return bool(fields) and all(path[0] == "profile" for path in fields) \
         and all(n.op in ("field", "const", "cmp", "not", "and", "or", "if", "isnull", "in", "list", "bin")
                 for n in walk(node))
+
+
+_LIST_AGGREGATES = ("any", "all", "count", "distinct_count")
+
+
+def _item_paths(node, model: "Model", table) -> dict[str, tuple]:
+    """The list fields of ``table`` that ``node`` reads only as the list of an
+    any() or all() whose condition reads the item through one navigation path and
+    holds no list aggregate of its own: {field: path}. Such a verdict depends on
+    the set of those values alone (duplicates and order cannot change an any or an
+    all; an unknown value counts as neither true nor false in both)."""
+    if node is None:
+        return {}
+    from linter.policy.expr import walk
+
+    found: dict[str, set] = {}
+    listed_nodes = set()
+    for n in walk(node):
+        if n.op != "call" or n.args[0] not in ("any", "all") or len(n.args) != 3:
+            continue
+        listed, cond = n.args[1], n.args[2]
+        if listed.op != "field" or len(listed.args) != 1 or not isinstance(cond, type(node)):
+            continue
+        if any(m.op == "call" and m.args[0] in _LIST_AGGREGATES for m in walk(cond)):
+            continue
+        paths = {m.args[1:] for m in walk(cond) if m.op == "field" and m.args[0] == "item"}
+        found.setdefault(listed.args[0], set()).update(paths or {()})
+        listed_nodes.add(id(listed))
+    out = {}
+    for name, paths in found.items():
+        spec = table.fields.get(name)
+        if len(paths) != 1 or () in paths or spec is None or not spec.is_list or not spec.ref \
+                or not model.has(table.name, "_rid"):
+            continue
+        # every other read of the field disqualifies it (size(replicas), replicas in a message is not `when`)
+        if any(n.op == "field" and n.args[0] == name and id(n) not in listed_nodes for n in walk(node)):
+            continue
+        out[name] = next(iter(paths))
+    return out

@@ -604,6 +604,15 @@ class Frame:
         """``item.<rest>`` inside a higher-order function: the element's value in an
         array computed per list position on the record's table, joined by row id."""
         rec, name = bound.source
+        values, kind = self.item_values(rec, name, rest)
+        if kind == NULL:
+            return null()
+        return Val(f"{values}[{bound.index}]", kind)
+
+    def item_values(self, rec: Rec, name: str, rest: tuple) -> tuple[str, str]:
+        """SQL of the array of ``item.<rest>`` for every element of the list field
+        ``name`` of ``rec`` (in list order; NULL for a record with an empty list),
+        and the values' type."""
         view, kind = self.model.item_array_view(rec.table.name, name, rest)
         key = ("items", view, rec.prefix)
         if key not in self.navs:
@@ -617,9 +626,7 @@ class Frame:
             self.navs[key] = join
         join = self.navs[key]
         column = f"{q(join.alias)}.{q(LOOKUP_REC)}" if join in self.steps else q(join.alias + "rec")
-        if kind == NULL:
-            return null()
-        return Val(f"{column}.v[{bound.index}]", kind)
+        return f"{column}.v", kind
 
     def pairs_sql(self, values: str, texts: str | None) -> str:
         """The list as an array of (v: value, t: text as written) structs."""
