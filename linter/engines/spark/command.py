@@ -59,7 +59,7 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
         if debug:
             raise
         _fail(exc, log, state)
-    if state.get("started_spark"):  # a cluster's master sees the application finish
+    if state.get("started_spark"):  # a cluster's master hears the application end; a local JVM is killed
         _stop_spark(quiet=quiet)
     sys.exit(code)
 

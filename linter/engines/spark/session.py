@@ -97,6 +97,16 @@ def _java_binary() -> str | None:
 def java_version() -> int:
     """The major version of the Java that Spark will use; SessionError when there is none."""
     binary = _java_binary()
+    if binary is not None and binary in _JAVA_MAJOR:  # asked twice per run (the CLI, then the session)
+        return _JAVA_MAJOR[binary]
+    _JAVA_MAJOR[binary] = major = _run_java_version(binary)
+    return major
+
+
+_JAVA_MAJOR: dict = {}
+
+
+def _run_java_version(binary: str | None) -> int:
     if binary is None:
         where = f"JAVA_HOME={os.environ['JAVA_HOME']} holds no bin/java" if os.environ.get("JAVA_HOME") \
             else "no `java` on PATH and JAVA_HOME is not set"
