@@ -213,9 +213,19 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
     that could not run: ``failures`` plus those the compiler refuses."""
     parts, refused = rule_findings(model, enabled)
     failures = failures + refused
-    queries = [f"SELECT {COLUMNS} FROM {q(loader)}"] + [f"SELECT {COLUMNS} FROM ({p}) AS {q(model.alias())}"
-                                                        for p in parts]
-    findings = spark.sql(" UNION ALL ".join(queries))
+    queries = [f"SELECT {COLUMNS} FROM ({p}) AS {q(model.alias())}" for p in parts]
+    if model.single and len(queries) > 1:
+        # In one partition the rules' findings are one task, and most of their time is
+        # the driver analysing and planning the union, on one core: two halves, each
+        # planned and kept in a thread of its own, use both (the sample's rules 10.5 s
+        # -> 7.2 s, fresh JVM). Their SQL is compiled above, in this thread (the model
+        # creates views as the compiler asks for them).
+        findings = spark.sql(f"SELECT {COLUMNS} FROM {q(loader)}")
+        for half in _in_threads(lambda half: keep(spark.sql(" UNION ALL ".join(half)).coalesce(1), checkpoint, True),
+                                [queries[0::2], queries[1::2]]):
+            findings = findings.unionByName(half)
+    else:
+        findings = spark.sql(" UNION ALL ".join([f"SELECT {COLUMNS} FROM {q(loader)}"] + queries))
     extra = failure_findings(spark, model, failures)
     if extra is not None:
         findings = findings.unionByName(extra)
@@ -229,6 +239,31 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
         findings = keep(suppress(spark, model, findings, inventory.suppressions, rules, config, select, ignore),
                         checkpoint)
     return findings, failures
+
+
+def _in_threads(work, items: list) -> list:
+    """``work(item)`` for every item, each in a thread of its own (PySpark's, which
+    carries this thread's job group and properties to the JVM); the results in
+    order, or the first exception raised, raised here."""
+    from pyspark import InheritableThread
+
+    results: list = [None] * len(items)
+    errors: list = []
+
+    def run(index: int) -> None:
+        try:
+            results[index] = work(items[index])
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            errors.append(exc)
+
+    threads = [InheritableThread(target=run, args=(i,), daemon=True) for i in range(len(items))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def _failing_rules(spark, model: Model, enabled: dict[str, Rule], exc: Exception) -> dict[str, str]:
