@@ -13,7 +13,7 @@ from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, spark_schema
 from linter.engines.spark.session import ONE_PARTITION_CONF, ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, \
-    RuntimeConf, parallelism
+    RuntimeConf, is_connect, parallelism
 from linter.engines.spark.sqltext import q, string
 from linter.findings import RULE_FAILED, rule_failed_message
 from linter.forms import FORMS
@@ -214,7 +214,7 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
     parts, refused = rule_findings(model, enabled)
     failures = failures + refused
     queries = [f"SELECT {COLUMNS} FROM ({p}) AS {q(model.alias())}" for p in parts]
-    if model.single and len(queries) > 1:
+    if model.single and len(queries) > 1 and not is_connect(spark):  # (a Connect client plans nothing itself)
         # In one partition the rules' findings are one task, and most of their time is
         # the driver analysing and planning the union, on one core: two halves, each
         # planned and kept in a thread of its own, use both (the sample's rules 10.5 s
