@@ -243,9 +243,9 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     alone = _profile_conjuncts(check.when)
     if alone is not None:
         profile_frame = Frame(model, f"({profiles})", [a + "pe", a + "pk"])
-        keep = fires_when(profile_frame, alone, Scope(Rec("", table), aggregates={"profile": profile_values}))
+        possible = fires_when(profile_frame, alone, Scope(Rec("", table), aggregates={"profile": profile_values}))
         if not profile_frame.steps:  # a plain filter (no lookup joined for it)
-            profiles = f"SELECT * FROM ({profiles}) AS {q(a + 'pp')} WHERE {keep}"
+            profiles = f"SELECT * FROM ({profiles}) AS {q(a + 'pp')} WHERE {possible}"
 
     frame = Frame.over(model, check.table)
     scope = Scope(Rec("", table))

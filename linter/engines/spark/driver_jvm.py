@@ -180,7 +180,6 @@ def _write_archive(process, launch: Launch, quiet: bool, timeout: float = 180.0)
             _prune(launch.archive)
         except OSError:
             pass
-    launch.pending = None if not launch.pending.exists() else launch.pending
 
 
 def _prune(kept: Path) -> None:

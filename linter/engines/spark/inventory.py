@@ -344,12 +344,7 @@ def _slices(paths: list[str], parallelism: int = 1) -> int:
     """Parse tasks for YAML files: small inventories in one task (Spark's
     per-task cost dominates), large ones in tasks of about 4 MB, and at least two
     per core once there is more than a megabyte to parse."""
-    total = 0
-    for path in paths:
-        try:
-            total += os.path.getsize(path)
-        except OSError:
-            pass
+    total = _bytes(paths)
     slices = max(-(-total // SLICE_BYTES), -(-len(paths) // SLICE_FILES))
     if total > 1024 * 1024:
         slices = max(slices, 2 * parallelism)
@@ -374,7 +369,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
     tasks = []
     parquet = [i for i in inputs if i.format == "parquet"]
     if jsonl:
-        total = sum(os.path.getsize(i.path) for i in jsonl if os.path.exists(i.path))
+        total = input_bytes(jsonl)
         # at least two tasks per core once there is more than a megabyte to parse
         chunk = min(CHUNK_BYTES, max(1024 * 1024, total // (2 * parallelism) + 1))
         tasks = jsonl_tasks(jsonl, chunk)
@@ -480,10 +475,15 @@ def _local_frame(spark, data: list, schema, slices: int):
 
 
 def input_bytes(inputs: list[InputFile]) -> int:
+    """The inputs' size on disk (a file that cannot be read counts nothing: its read reports it)."""
+    return _bytes(item.path for item in inputs)
+
+
+def _bytes(paths) -> int:
     total = 0
-    for item in inputs:
+    for path in paths:
         try:
-            total += os.path.getsize(item.path)
+            total += os.path.getsize(path)
         except OSError:
             pass
     return total

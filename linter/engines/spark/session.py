@@ -216,7 +216,7 @@ def _launch_jvm(master: str, app_name: str, conf: dict, log: Path) -> None:
     from pyspark import SparkConf, SparkContext
     from pyspark.java_gateway import launch_gateway
 
-    if SparkContext._gateway is not None:  # a JVM is already running in this process
+    if _jvm_running():  # a JVM is already running in this process
         return
     spark_conf = SparkConf().setMaster(master).setAppName(app_name)
     for key, value in conf.items():
@@ -292,8 +292,8 @@ def _apply_runtime_conf(session, conf: dict, keep_user: dict) -> None:
 SMALL_RECORDS = 100_000
 # In local mode, below ONE_PARTITION_RECORDS rows of work, the one-partition layout
 # below (with SMALL_CONF): measured fresh, 2 cores, one partition against many:
-# 3,000 servers (168,000 rows of work) 31 s / 43 s, 5,000 (~280,000) 41 s / 49 s,
-# 7,500 (~420,000) 90 s / 63 s (one core runs RTE005's pairs, interpreted)
+# 3,000 servers (168,000 rows of work) 31 s / 43 s, 5,000 (~280,000) 31 s / 41 s,
+# 7,500 (~420,000) 57 s / 48 s (one core runs RTE005's pairs, interpreted)
 ONE_PARTITION_RECORDS = 320_000
 SMALL_CONF = {
     "spark.sql.codegen.wholeStage": "false",
