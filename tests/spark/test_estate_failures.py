@@ -123,6 +123,32 @@ def test_a_malformed_parquet_file_is_one_line_and_exit_2(spark, tmp_path):
     assert "Traceback" not in done.output
 
 
+def test_a_failing_thread_of_the_run_goes_to_the_log_not_the_terminal(tmp_path, capfd, monkeypatch):
+    # Ctrl-C or a lost driver while the rules are planned in threads: their py4j calls fail
+    import logging
+    import threading
+
+    from linter.engines.spark.command import _log_py4j_to
+
+    root = logging.getLogger()
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)
+    monkeypatch.setattr(root, "handlers", list(root.handlers))
+    log = tmp_path / "run.log"
+    _log_py4j_to(log)
+
+    def planning():
+        raise ConnectionError("Answer from Java side is empty")
+
+    thread = threading.Thread(target=planning, name="planner")
+    thread.start()
+    thread.join()
+    for handler in root.handlers:
+        handler.close()
+    assert capfd.readouterr().err == ""
+    text = log.read_text(encoding="utf-8")
+    assert "thread planner" in text and "Traceback" in text and "Answer from Java side is empty" in text
+
+
 # -- Ctrl-C and a lost driver, on a terminal ---------------------------------------------------------------
 def _session_processes(sid: int) -> list[str]:
     found = []

@@ -89,7 +89,8 @@ def test_quiet_draws_nothing_even_on_a_terminal(spark, monkeypatch, capsys):
 def test_a_log_gets_a_plain_line_every_heartbeat_and_no_redrawn_line(spark, monkeypatch):
     from linter.engines.spark import command
 
-    monkeypatch.setattr(command, "HEARTBEAT", 1.0)
+    # often enough for a few lines even when the warm test session runs the job in ~2 s
+    monkeypatch.setattr(command, "HEARTBEAT", 0.25)
     done = CliRunner().invoke(cli, ["estate", str(ESTATE), "--fail-on", "never"])
     assert done.exit_code == 0, done.output
     assert "\x1b[" not in done.stderr and "\r" not in done.stderr

@@ -67,8 +67,10 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
 def _log_py4j_to(log) -> None:
     """Py4J logs a trace of every call the JVM did not answer (Ctrl-C, a lost
     driver) through `logging`, partly with the module-level functions, which
-    would set up a handler on standard error: the root logger writes to the log."""
+    would set up a handler on standard error: the root logger writes to the log,
+    and so does a thread of the run that fails (Python prints its trace)."""
     import logging
+    import threading
 
     handler = logging.FileHandler(log, encoding="utf-8", delay=True)
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
@@ -76,6 +78,13 @@ def _log_py4j_to(log) -> None:
     for existing in list(root.handlers):
         root.removeHandler(existing)
     root.addHandler(handler)
+
+    def thread_failed(args) -> None:  # a thread of the run (planning, a stopper) meeting a JVM that is gone
+        if args.exc_type is not SystemExit:
+            trace = (args.exc_type, args.exc_value, args.exc_traceback)
+            logging.getLogger("exlint.threads").error("thread %s", getattr(args.thread, "name", "?"), exc_info=trace)
+
+    threading.excepthook = thread_failed
     try:  # PySpark's accumulator server prints a dropped connection's trace on standard error
         from pyspark import accumulators
     except ImportError:
