@@ -74,3 +74,18 @@ def test_site_cost_and_group_match_the_local_engine(spark, tmp_path):
         # the estate exercises every band (else the comparison proves less than it says)
         assert bands == {band for band, _ in BANDS}, bands
         assert spark_findings[spec.name] == expected
+
+
+def test_the_drivers_site_hash_is_sparks_xxhash64(spark):
+    # the driver places each site in the bucket Spark's xxhash64 will probe: every
+    # length class of XXH64 (under 4, 4-7, 8-31, 32 and more bytes), multi-byte
+    # UTF-8, and a lone surrogate (JSON can spell one; it reaches the JVM as U+FFFD)
+    from linter.engines.spark.xxhash import spark_string_hash
+
+    rng = random.Random(7)
+    alphabet = "abcXYZ-_ 09.éß站点\U0001F600"
+    names = ["", "\ud800x", "Site-01"] + ["".join(rng.choice(alphabet) for _ in range(n)) for n in range(90)]
+    rows = spark.createDataFrame([(i, name) for i, name in enumerate(names)], "i int, name string") \
+        .selectExpr("i", "xxhash64(name) AS h").collect()
+    assert len(rows) == len(names)
+    assert {row["i"]: row["h"] for row in rows} == {i: spark_string_hash(name) for i, name in enumerate(names)}

@@ -17,6 +17,7 @@ import itertools
 from linter.engines.spark import records as rows
 from linter.engines.spark.compile import INT, NULL, CompileError, Frame, Rec, Scope, strict_true
 from linter.engines.spark.sqltext import q, typed_null
+from linter.engines.spark.xxhash import spark_string_hash
 from linter.estate import default_organization
 from linter.model.tables import derived_plan, load_tables
 from linter.policy.expr import parse
@@ -25,6 +26,18 @@ from linter.topology import UNREACHABLE, build_site_graph
 BROADCAST_ROWS = 200_000  # navigation targets up to this size are broadcast
 KEYS = ["_est", "_rid"]
 _RUNS = itertools.count(1)
+
+
+def _graph_schema():
+    """(_k_est long, _k_rec struct<n int, m int, idx array<map<string,int>>, cost
+    array<bigint>, group array<string>>), built here: Spark's DDL parser is a JVM call."""
+    from pyspark.sql import types as T
+
+    record = T.StructType([T.StructField("n", T.IntegerType()), T.StructField("m", T.IntegerType()),
+                           T.StructField("idx", T.ArrayType(T.MapType(T.StringType(), T.IntegerType()))),
+                           T.StructField("cost", T.ArrayType(T.LongType())),
+                           T.StructField("group", T.ArrayType(T.StringType()))])
+    return T.StructType([T.StructField("_k_est", T.LongType()), T.StructField("_k_rec", record)])
 
 
 def keep(frame, checkpoint: bool, single: bool = False):
@@ -331,7 +344,6 @@ class Model:
             links.setdefault(row["_est"], []).append((list(row["sites"] or []), row["cost"]))
         graphs = {est: build_site_graph(sites.get(est, []), links.get(est, [])) for est in self.estates}
         names = {est: sorted(graph.group_of) for est, graph in graphs.items()}
-        hashes = self._site_hashes({name for listed in names.values() for name in listed})
         data = []
         for est, graph in graphs.items():
             listed = names[est]
@@ -342,7 +354,7 @@ class Model:
                 m *= 2
             buckets: list = [None] * m
             for name, i in number.items():
-                slot = hashes[name] % m  # Python's % is Spark's pmod for a positive m
+                slot = spark_string_hash(name) % m  # Python's % is Spark's pmod for a positive m
                 buckets[slot] = {**(buckets[slot] or {}), name: i}
             cost = [UNREACHABLE] * (n * n)
             for i in range(n):
@@ -350,22 +362,12 @@ class Model:
             for (a, b), value in graph.cost.items():
                 cost[number[a] * n + number[b]] = value
             data.append((est, (n, m, buckets, cost, [graph.group_of[name] for name in listed])))
-        schema = ("_k_est long, _k_rec struct<n: int, m: int, idx: array<map<string,int>>, "
-                  "cost: array<bigint>, `group`: array<string>>")
-        frame = self.spark.createDataFrame(data, schema)
+        frame = self.spark.createDataFrame(data, _graph_schema())
         if self.single:
             frame = self.keep(frame)
         name = self._view_name("site_graph")
         frame.createOrReplaceTempView(name)
         return name
-
-    def _site_hashes(self, names: set) -> dict:
-        """Spark's own xxhash64 of each site name (the buckets must agree with the
-        expressions that probe them)."""
-        if not names:
-            return {}
-        frame = self.spark.createDataFrame([(name,) for name in sorted(names)], "name string")
-        return {row[0]: row[1] for row in frame.selectExpr("name", "xxhash64(name)").collect()}
 
     def unpersist(self) -> None:
         for name in self.registered:
