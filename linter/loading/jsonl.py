@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from linter.findings import Finding, format_path
+from linter.findings import Finding
 from linter.loading.documents import Document, LoadedFile
 from linter.loading.nodes import MAX_DEPTH, MAX_INT_TEXT, OversizedInt
 
@@ -17,16 +17,20 @@ class _JsonObject(dict):
 
 
 def _object_pairs(pairs):
-    out = _JsonObject()
-    out.duplicates = []
-    for key, value in pairs:
-        if key in out:
-            out.duplicates.append(key)
-        out[key] = value
-    return out
+    # dict() in C for the usual object; only one that repeats a key is walked in Python
+    out = dict(pairs)
+    if len(out) == len(pairs):
+        return out
+    marked = _JsonObject(out)
+    seen: set = set()
+    marked.duplicates = [key for key, _ in pairs if key in seen or seen.add(key)]
+    return marked
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# a digit run longer than this may be an integer too long for int(): only then is
+# every integer parsed in Python (json's C scanner parses the others)
+_LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_INT_TEXT + 1))
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs
 
 
@@ -59,16 +63,25 @@ def _int(text: str) -> int:
     return OversizedInt.of(text) if len(text) > MAX_INT_TEXT else int(text)
 
 
-def _walk(value, path, marks, duplicates, position):
-    marks[format_path(path)] = position
+def _walk(value, dotted: str, trail: list, marks: dict, duplicates: list, position) -> bool:
+    """Marks every path under ``value`` (dotted as format_path writes it) at
+    ``position``; collects the paths of duplicate keys; True when there were any."""
+    marks[dotted] = position
+    found = False
     if isinstance(value, dict):
-        for key in getattr(value, "duplicates", ()):
-            duplicates.append(path + (key,))
+        if type(value) is _JsonObject:
+            found = True
+            duplicates.extend(tuple(trail) + (key,) for key in value.duplicates)
         for key, child in value.items():
-            _walk(child, path + (key,), marks, duplicates, position)
+            trail.append(key)
+            found |= _walk(child, f"{dotted}.{key}" if dotted else str(key), trail, marks, duplicates, position)
+            trail.pop()
     elif isinstance(value, list):
         for index, child in enumerate(value):
-            _walk(child, path + (index,), marks, duplicates, position)
+            trail.append(index)
+            found |= _walk(child, f"{dotted}[{index}]", trail, marks, duplicates, position)
+            trail.pop()
+    return found
 
 
 def _plain(value):
@@ -83,7 +96,8 @@ def json_document(text: str, display: str, index: int, line: int):
     """(Document or None, findings) of one JSON text; every value is placed at
     (line, 1): a JSON line has no finer positions worth their cost."""
     try:
-        data = json.loads(text, object_pairs_hook=_object_pairs, parse_int=_int)
+        data = json.loads(text, object_pairs_hook=_object_pairs,
+                          parse_int=_int if _LONG_DIGITS.search(text) else None)
     except RecursionError:
         return None, [Finding("EXL001", "error", "nesting too deep for a JSON parser", display, line, 1)]
     except ValueError as exc:
@@ -100,7 +114,7 @@ def json_document(text: str, display: str, index: int, line: int):
                               display, line, 1)]
     marks: dict = {}
     duplicates: list = []
-    _walk(data, (), marks, duplicates, (line, 1))
+    repeated = _walk(data, "", [], marks, duplicates, (line, 1))
     findings = [
         Finding("EXL002", "error",
                 f"duplicate key {dup[-1]!r}; JSON readers silently keep only the last one: "
@@ -108,7 +122,7 @@ def json_document(text: str, display: str, index: int, line: int):
                 display, line, 1, ".".join(str(p) for p in dup), None)
         for dup in duplicates
     ]
-    return Document(display, index, line, 1, _plain(data), marks), findings
+    return Document(display, index, line, 1, _plain(data) if repeated else data, marks), findings
 
 
 def line_item(number: int, raw: bytes):

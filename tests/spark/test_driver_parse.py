@@ -56,3 +56,34 @@ def test_schema_built_in_python_equals_sparks_own_parse(spark):
 
     columns = inventory_module.union_columns()
     assert spark_schema(columns) == _parse_datatype_string(ddl(columns))
+
+
+def test_a_parse_task_pauses_the_garbage_collector_and_always_restores_it():
+    # a task's many small acyclic objects made the collector half of its time; a
+    # Python worker is reused by later tasks, so the collector must come back on
+    import gc
+
+    from linter.engines.spark.inventory import Emitter, _documents_rows, _gc_paused
+
+    seen = []
+
+    @_gc_paused
+    def task(fail: bool):
+        seen.append(gc.isenabled())
+        if fail:
+            raise ValueError("a task that fails")
+        return seen[-1]
+
+    assert gc.isenabled()
+    assert task(False) is False
+    with pytest.raises(ValueError):
+        task(True)
+    assert seen == [False, False] and gc.isenabled()
+    gc.disable()  # a caller that paused it already keeps it paused
+    try:
+        task(False)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    produced = _documents_rows(Emitter(0), 0, "inv.jsonl", [(1, '{"kind": "Server"}', None)], True)
+    assert produced and gc.isenabled()
