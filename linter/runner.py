@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from linter.collector import collector_paused
 from linter.config import Config, Discovery, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
 from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, sort_findings
@@ -150,6 +151,7 @@ OTHER_ROOT_NOTE = ("{path} not linted: it is a config repo of its own (.exlint.y
                    "work tree), so its files resolve references among themselves; run exlint check {path}")
 
 
+@collector_paused  # linter/collector.py: a third of a large run was the collector
 def lint(options: Options, progress=None) -> Result:
     """Lint the paths given. Paths that belong to different config repos (each
     root found as :func:`resolve_setup` finds it: a pre-commit run in a

@@ -14,14 +14,13 @@ the Python-to-JVM conversion happens once; it is persisted and split per table.
 """
 from __future__ import annotations
 
-import functools
-import gc
 import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from linter.collector import collector_paused
 from linter.engines.spark import records as rows
 from linter.findings import Finding
 from linter.loading import JSONL_SUFFIXES, YAML_SUFFIXES, Document, InputError, RefusedPath, checked, load_file, \
@@ -166,24 +165,7 @@ def union_columns() -> list[tuple[str, str]]:
     return cols
 
 
-def _gc_paused(function):
-    """``function`` with Python's cyclic garbage collector paused: a parse task builds
-    hundreds of thousands of small acyclic objects (freed by reference counting),
-    and the collector, triggered by their number, walked them all again and again:
-    half of a JSON Lines task's time (8 MB: 2.2 s -> 1.15 s)."""
-    @functools.wraps(function)
-    def paused(*args, **kwargs):
-        if not gc.isenabled():
-            return function(*args, **kwargs)
-        gc.disable()
-        try:
-            return function(*args, **kwargs)
-        finally:
-            gc.enable()
-    return paused
-
-
-@_gc_paused
+@collector_paused
 def _yaml_rows(emit: Emitter, task) -> list:
     est, path, display = task
     try:
@@ -215,7 +197,7 @@ def _yaml_rows(emit: Emitter, task) -> list:
 
 
 # -- JSON Lines and Parquet documents ---------------------------------------------
-@_gc_paused
+@collector_paused
 def _documents_rows(emit: Emitter, est: int, display: str, items, first_chunk: bool) -> list:
     """Rows of (line number, JSON text or None for undecodable, error) items."""
     out = []
@@ -495,7 +477,7 @@ def _internal(schema):
     return run
 
 
-@_gc_paused
+@collector_paused
 def _to_internal(schema, batch: list) -> list:
     return [schema.toInternal(row) for row in batch]
 
