@@ -38,10 +38,33 @@ def test_large_inventories_keep_many_partitions(spark, monkeypatch):
     # first in the module: the run below must not overlap the module's open run (its settings)
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
     monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
     run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
     try:
         assert not run.model.single
         assert partitioning(spark.table(run.model.view("PublicFolder"))) != "SinglePartition"
+    finally:
+        run.close()
+
+
+def test_the_larger_one_partition_layout_broadcasts_lookups_and_stays_in_one_partition(spark, monkeypatch):
+    # between ONE_PARTITION_RECORDS and ONE_PARTITION_MAX_RECORDS: one partition, but a
+    # navigation lookup is broadcast (a sort-merge join sorted every row for each one),
+    # with generated code; no rule query shuffles, and the findings are one partition
+    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
+    try:
+        assert run.model.single and run.model.broadcast_lookups
+        assert spark.conf.get("spark.sql.codegen.wholeStage") != "false"
+        for table, view in run.model.views.items():
+            assert partitioning(spark.table(view)) == "SinglePartition", table
+        parts, _ = job.rule_findings(run.model, {"DUP003": RULES["DUP003"]})
+        nodes = [name for part in parts
+                 for name in plan_nodes(spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(run.model.alias())}")
+                                        ._jdf.queryExecution().executedPlan())]
+        assert "BroadcastHashJoinExec" in nodes and "SortMergeJoinExec" not in nodes
+        assert "ShuffleExchangeExec" not in nodes
+        assert run.findings.rdd.getNumPartitions() == 1
     finally:
         run.close()
 

@@ -127,11 +127,14 @@ def test_malformed_jsonl_lines_are_findings_and_the_counts_add_up(batch):
     assert counts["records_in"] - counts["linted"] == 4
 
 
-def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkeypatch):
-    """Estates above SMALL_RECORDS (and ONE_PARTITION_RECORDS) run with generated code, the default shuffle
+@pytest.mark.parametrize("layout", ["many partitions", "one partition with broadcast lookups"])
+def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkeypatch, layout):
+    """Estates above SMALL_RECORDS and ONE_PARTITION_MAX_RECORDS run with generated code, the default shuffle
     partitions, broadcast lookups and the findings' union coalesced to a few tasks
-    per core; the batch above is small, so it runs in one partition with none of
-    that (test_one_partition.py). Every rule example, both ways: the same findings."""
+    per core; between ONE_PARTITION_RECORDS and ONE_PARTITION_MAX_RECORDS, in one
+    partition with generated code and broadcast lookups; the batch above is small,
+    so it runs in one partition with none of that (test_one_partition.py). Every
+    rule example, each way: the same findings."""
     from linter.engines.spark import job
 
     specs = [example_spec(name, example) for name, example in EXAMPLES]
@@ -142,6 +145,8 @@ def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkey
         specs.append(generated)
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
     monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    if layout == "many partitions":
+        monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
     found, _, failures = run_spark(spark, specs, RULES, tmp_path / "inputs")
     assert failures == []
     for spec in specs:

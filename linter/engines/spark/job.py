@@ -12,8 +12,8 @@ from linter.engines.spark.compile import CompileError
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, spark_schema
-from linter.engines.spark.session import ONE_PARTITION_CONF, ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, \
-    RuntimeConf, is_connect, parallelism
+from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, ONE_PARTITION_CONF, ONE_PARTITION_MAX_RECORDS, \
+    ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, parallelism
 from linter.engines.spark.sqltext import q, string
 from linter.findings import RULE_FAILED, rule_failed_message
 from linter.forms import FORMS
@@ -180,13 +180,16 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     work = _work(inventory, enabled)
     # a small inventory in local mode is kept in one partition: no rule query then
     # needs a shuffle or a broadcast (docs/spark.md, "Small inventories: one partition")
-    single = checkpoint and work < ONE_PARTITION_RECORDS
+    single = checkpoint and work < ONE_PARTITION_MAX_RECORDS
+    # above ONE_PARTITION_RECORDS, in one partition too, but with generated code and
+    # broadcast lookups (docs/spark.md, "Small inventories: one partition")
+    larger = single and work >= ONE_PARTITION_RECORDS
     small = single or work < SMALL_RECORDS
     if small:
-        tuning.set(SMALL_CONF | (ONE_PARTITION_CONF if single else {}))
+        tuning.set((LARGER_ONE_PARTITION_CONF if larger else SMALL_CONF) | (ONE_PARTITION_CONF if single else {}))
     if single:
         inventory = inventory.in_one_partition(checkpoint)
-    model = Model(spark, inventory, checkpoint, single).build()
+    model = Model(spark, inventory, checkpoint, single, lookups=larger).build()
     derived = [(f"{what} (derived field)", why) for what, why in model.failures]
     loader = model.alias() + "loader"
     inventory.findings.createOrReplaceTempView(loader)

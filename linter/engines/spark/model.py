@@ -87,12 +87,15 @@ def _short_plan(frame):
 
 
 class Model:
-    def __init__(self, spark, inventory, checkpoint: bool = True, single: bool = False):
+    def __init__(self, spark, inventory, checkpoint: bool = True, single: bool = False, lookups: bool = False):
         self.spark = spark
         self.checkpoint = checkpoint
         # every table in one partition Spark knows as such (a small inventory in local
         # mode): a rule query then needs no shuffle and no broadcast, one stage in all
         self.single = single and checkpoint
+        # in one partition, navigation lookups broadcast all the same (the larger
+        # one-partition layout, job.run): a sort-merge join there sorted every row
+        self.broadcast_lookups = self.single and lookups
         self.run = next(_RUNS)
         self.tables = load_tables()
         self.counts = dict(inventory.counts)
@@ -133,14 +136,19 @@ class Model:
         return column in self.columns[table]
 
     def broadcast(self, table: str) -> bool:
-        """Whether joins to ``table`` broadcast it (never needed in one partition)."""
-        return not self.single and self.counts.get(table, 0) <= BROADCAST_ROWS
+        """Whether joins to ``table`` broadcast it (in one partition, only in the
+        larger one-partition layout: Model.broadcast_lookups)."""
+        return (not self.single or self.broadcast_lookups) and self.counts.get(table, 0) <= BROADCAST_ROWS
 
     def broadcast_hint(self, *aliases: str) -> str:
         """The hint of a SELECT whose left (or anti) joins read ``aliases``: broadcast
-        them (nothing in one partition, where a left join keeps its left side's one
-        partition)."""
-        return "" if self.single or not aliases else f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ "
+        them. In one partition a left join keeps its left side's one partition either
+        way: a small inventory joins without a broadcast (each costs a Spark job), a
+        larger one broadcasts (Model.broadcast_lookups), as Spark's default there, a
+        sort-merge join, sorted every row of the left side for every lookup."""
+        if not aliases or (self.single and not self.broadcast_lookups):
+            return ""
+        return f"/*+ BROADCAST({', '.join(q(a) for a in aliases)}) */ "
 
     def join_hint(self, *aliases: str) -> str:
         """The hint of a SELECT that makes an inner join (one per SELECT): broadcast

@@ -295,6 +295,15 @@ SMALL_RECORDS = 100_000
 # 3,000 servers (168,000 rows of work) 31 s / 43 s, 5,000 (~280,000) 31 s / 41 s,
 # 7,500 (~420,000) 57 s / 48 s (one core runs RTE005's pairs, interpreted)
 ONE_PARTITION_RECORDS = 320_000
+# ... and up to ONE_PARTITION_MAX_RECORDS in one partition still, with generated code
+# and broadcast lookups (LARGER_ONE_PARTITION_CONF, Model.broadcast_lookups): 10,000
+# servers (~560,000 rows of work), profile_estate --cold: read 10.0 s, model 7.9 s,
+# rules 24.9 s against 11.8 / 11.9 / 38.5 s in many partitions; without the generated
+# code rules 41.7 s, without the broadcasts 58.7 s (sort-merge joins, one core each).
+# At 3,000 servers the small layout stays ahead (23.1 s against 29.0 s). The upper
+# bound is that measurement with some room; larger estates were not tried this way.
+ONE_PARTITION_MAX_RECORDS = 800_000
+LARGER_ONE_PARTITION_CONF = {"spark.sql.shuffle.partitions": "1"}
 SMALL_CONF = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
