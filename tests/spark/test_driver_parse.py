@@ -4,6 +4,7 @@ Both ways must give the same rows, counts and stats, for YAML trees, JSON Lines
 and broken input alike."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,15 @@ def test_a_parse_task_runs_with_the_collector_paused_and_restores_it(monkeypatch
     monkeypatch.setattr(inventory, "line_document", spy)
     produced = inventory._documents_rows(inventory.Emitter(0), 0, "inv.jsonl", [(1, '{"kind": "Server"}', None)], True)
     assert produced and seen == [False] and gc.isenabled()
+
+
+def test_rows_parsed_by_the_driver_reach_the_jvm_without_a_python_worker(spark):
+    # the point of the driver parse: a Python worker (re-batching the pickles) would
+    # cost a fresh run its start-up; the lineage shows one as a PythonRDD
+    inputs = discover_inputs(INPUTS["jsonl"])
+    schema = spark_schema(inventory_module.union_columns())
+    data = inventory_module.parse_on_driver([], inventory_module.jsonl_tasks(inputs), 0)
+    frame = inventory_module._local_frame(spark, data, schema, 2)
+    lineage = frame._jdf.queryExecution().toRdd().toDebugString()
+    assert "ParallelCollectionRDD" in lineage and not re.search(r"\bPythonRDD\[\d+\]", lineage), lineage
+    assert frame.count() == len(data)

@@ -496,7 +496,9 @@ def _frame_of(spark, rdd, schema):
 
     try:
         sc = spark.sparkContext
-        objects = sc._jvm.SerDeUtil.toJavaArray(rdd._to_java_object_rdd())
+        # the RDD's own batches of pickles (RDD._to_java_object_rdd would first re-batch
+        # a parallelized list in a Python worker, which the driver parse exists to avoid)
+        objects = sc._jvm.SerDeUtil.toJavaArray(sc._jvm.SerDeUtil.pythonToJava(rdd._jrdd, True))
         return DataFrame(spark._jsparkSession.applySchemaToPythonRDD(objects.rdd(), schema.json()), spark)
     except AttributeError:  # a PySpark whose internals differ: the public way (converting is idempotent here)
         return spark.createDataFrame(rdd, schema, verifySchema=False)
