@@ -63,25 +63,21 @@ def _int(text: str) -> int:
     return OversizedInt.of(text) if len(text) > MAX_INT_TEXT else int(text)
 
 
-def _walk(value, dotted: str, trail: list, marks: dict, duplicates: list, position) -> bool:
+def _walk(value, dotted: str, trail: list, marks: dict, duplicates: list, position) -> None:
     """Marks every path under ``value`` (dotted as format_path writes it) at
-    ``position``; collects the paths of duplicate keys; True when there were any."""
+    ``position``; collects the paths of duplicate keys."""
     marks[dotted] = position
-    found = False
     if isinstance(value, dict):
-        if type(value) is _JsonObject:
-            found = True
-            duplicates.extend(tuple(trail) + (key,) for key in value.duplicates)
+        duplicates.extend(tuple(trail) + (key,) for key in getattr(value, "duplicates", ()))
         for key, child in value.items():
             trail.append(key)
-            found |= _walk(child, f"{dotted}.{key}" if dotted else str(key), trail, marks, duplicates, position)
+            _walk(child, f"{dotted}.{key}" if dotted else str(key), trail, marks, duplicates, position)
             trail.pop()
     elif isinstance(value, list):
         for index, child in enumerate(value):
             trail.append(index)
-            found |= _walk(child, f"{dotted}[{index}]", trail, marks, duplicates, position)
+            _walk(child, f"{dotted}[{index}]", trail, marks, duplicates, position)
             trail.pop()
-    return found
 
 
 def _plain(value):
@@ -114,7 +110,7 @@ def json_document(text: str, display: str, index: int, line: int):
                               display, line, 1)]
     marks: dict = {}
     duplicates: list = []
-    repeated = _walk(data, "", [], marks, duplicates, (line, 1))
+    _walk(data, "", [], marks, duplicates, (line, 1))
     findings = [
         Finding("EXL002", "error",
                 f"duplicate key {dup[-1]!r}; JSON readers silently keep only the last one: "
@@ -122,7 +118,8 @@ def json_document(text: str, display: str, index: int, line: int):
                 display, line, 1, ".".join(str(p) for p in dup), None)
         for dup in duplicates
     ]
-    return Document(display, index, line, 1, _plain(data) if repeated else data, marks), findings
+    # only an object that repeats a key is not a plain dict
+    return Document(display, index, line, 1, _plain(data) if duplicates else data, marks), findings
 
 
 def line_item(number: int, raw: bytes):

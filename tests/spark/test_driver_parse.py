@@ -78,13 +78,47 @@ def test_a_parse_task_runs_with_the_collector_paused_and_restores_it(monkeypatch
     assert produced and seen == [False] and gc.isenabled()
 
 
+def _python_rdds(frame) -> list[str]:
+    lineage = frame._jdf.queryExecution().toRdd().toDebugString()
+    return re.findall(r"\bPythonRDD\[\d+\][^\n]*", lineage)
+
+
 def test_rows_parsed_by_the_driver_reach_the_jvm_without_a_python_worker(spark):
     # the point of the driver parse: a Python worker (re-batching the pickles) would
     # cost a fresh run its start-up; the lineage shows one as a PythonRDD
+    from linter.engines.spark.records import local_frame
+
     inputs = discover_inputs(INPUTS["jsonl"])
     schema = spark_schema(inventory_module.union_columns())
     data = inventory_module.parse_on_driver([], inventory_module.jsonl_tasks(inputs), 0)
-    frame = inventory_module._local_frame(spark, data, schema, 2)
-    lineage = frame._jdf.queryExecution().toRdd().toDebugString()
-    assert "ParallelCollectionRDD" in lineage and not re.search(r"\bPythonRDD\[\d+\]", lineage), lineage
+    frame = local_frame(spark, data, schema, 2)
+    assert "ParallelCollectionRDD" in frame._jdf.queryExecution().toRdd().toDebugString()
+    assert _python_rdds(frame) == []
     assert frame.count() == len(data)
+
+
+def test_a_small_local_run_builds_no_table_through_a_python_worker(spark, monkeypatch):
+    # nor the tables the model builds from rows held by the driver (the site graph,
+    # default Organizations, refused checks): spark.createDataFrame(list) re-batches
+    # its rows in a Python RDD (a PipelinedRDD), and a kept table hides it from the
+    # lineage, so every Python RDD the run creates is counted
+    from pyspark.rdd import PipelinedRDD
+
+    from linter.config import Config
+    from linter.engines.spark import job
+    from linter.policy.packs import load_rules
+
+    created = []
+    real = PipelinedRDD.__init__
+
+    def spy(self, *args, **kwargs):
+        created.append(self)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(PipelinedRDD, "__init__", spy)
+    run = job.run(spark, discover_inputs(INPUTS["jsonl"]), load_rules(), Config())
+    try:
+        assert run.model.graph_view and run.findings.count() > 0
+        assert created == []
+    finally:
+        run.close()

@@ -389,7 +389,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
         union = union_frame(spark, schema, yaml_tasks, tasks, _connect_tasks_partition, more)
     elif driver_parse and rest is None and input_bytes(inputs) <= DRIVER_PARSE_BYTES:
         local = parse_on_driver(yaml_tasks, tasks, offset)
-        union = _local_frame(spark, local, schema, parallelism)
+        union = rows.local_frame(spark, local, schema, parallelism)
     else:
         sc = spark.sparkContext
         parts = []
@@ -404,7 +404,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
             parts.append(frame.rdd.mapPartitionsWithIndex(_shifted(_parquet_partition(files, columns_), 2 * offset)))
         if parts:
             rdd = parts[0] if len(parts) == 1 else sc.union(parts)
-            union = _frame_of(spark, rdd.mapPartitions(_internal(schema)), schema)
+            union = rows.frame_of(spark, rdd.mapPartitions(_internal(schema)), schema)
         else:
             union = spark.createDataFrame([], schema)
     union = keep(union, checkpoint)
@@ -471,37 +471,10 @@ def _internal(schema):
         for row in iterator:
             batch.append(row)
             if len(batch) == 4096:
-                yield from _to_internal(schema, batch)
+                yield from rows.to_internal(schema, batch)
                 batch = []
-        yield from _to_internal(schema, batch)
+        yield from rows.to_internal(schema, batch)
     return run
-
-
-@collector_paused
-def _to_internal(schema, batch: list) -> list:
-    return [schema.toInternal(row) for row in batch]
-
-
-def _local_frame(spark, data: list, schema, slices: int):
-    """A DataFrame of rows held here: as ``spark.createDataFrame(data, schema)``,
-    which would also start Spark's Python workers for nothing but re-serializing
-    the rows (RDD._pickled)."""
-    return _frame_of(spark, spark.sparkContext.parallelize(_to_internal(schema, data), max(1, slices)), schema)
-
-
-def _frame_of(spark, rdd, schema):
-    """The DataFrame of an RDD of rows in Spark's internal form, unpickled by the JVM
-    (createDataFrame's own last step, without converting the rows again)."""
-    from pyspark.sql.dataframe import DataFrame
-
-    try:
-        sc = spark.sparkContext
-        # the RDD's own batches of pickles (RDD._to_java_object_rdd would first re-batch
-        # a parallelized list in a Python worker, which the driver parse exists to avoid)
-        objects = sc._jvm.SerDeUtil.toJavaArray(sc._jvm.SerDeUtil.pythonToJava(rdd._jrdd, True))
-        return DataFrame(spark._jsparkSession.applySchemaToPythonRDD(objects.rdd(), schema.json()), spark)
-    except AttributeError:  # a PySpark whose internals differ: the public way (converting is idempotent here)
-        return spark.createDataFrame(rdd, schema, verifySchema=False)
 
 
 def input_bytes(inputs: list[InputFile]) -> int:

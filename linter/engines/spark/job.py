@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from linter.engines.spark.compile import CompileError
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
-from linter.engines.spark.records import FINDING, spark_schema
+from linter.engines.spark.records import FINDING, local_frame, spark_schema
 from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, ONE_PARTITION_CONF, ONE_PARTITION_MAX_RECORDS, \
     ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, parallelism
 from linter.engines.spark.sqltext import q, string
@@ -90,7 +90,7 @@ def failure_findings(spark, model: Model, failures: list):
         for rule_id, reason in failures:
             rows.append((est, RULE_FAILED, "error", rule_failed_message(rule_id, f"cannot run on Spark: {reason}"),
                          None, None, None, None, None, None))
-    return spark.createDataFrame(rows, spark_schema(FINDING)) if rows else None
+    return local_frame(spark, rows, spark_schema(FINDING)) if rows else None
 
 
 def finalize(frame, rules: dict[str, Rule], config, select=(), ignore=()):

@@ -316,7 +316,7 @@ class Model:
             table_columns = rows.table_columns(self.tables["Organization"])
             record = default_organization()
             data = [rows.record_row(table_columns, record, est, -1) for est in defaults]
-            frame = self.spark.createDataFrame(data, rows.spark_schema(table_columns))
+            frame = rows.local_frame(self.spark, data, rows.spark_schema(table_columns))
             default_view = self._view_name("Organization_default")
             frame.createOrReplaceTempView(default_view)
             if self.tables["Organization"].derived:
@@ -370,7 +370,7 @@ class Model:
             for (a, b), value in graph.cost.items():
                 cost[number[a] * n + number[b]] = value
             data.append((est, (n, m, buckets, cost, [graph.group_of[name] for name in listed])))
-        frame = self.spark.createDataFrame(data, _graph_schema())
+        frame = rows.local_frame(self.spark, data, _graph_schema())
         if self.single:
             frame = self.keep(frame)
         name = self._view_name("site_graph")
