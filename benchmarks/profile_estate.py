@@ -118,12 +118,14 @@ def main(argv=None) -> int:
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     parser.add_argument("--cold", action="store_true",
                         help="no untimed first run: the phases as a fresh process pays them (JIT, class loading)")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting for the session (repeatable), as `exlint estate --conf`")
     args = parser.parse_args(argv)
 
-    from linter.engines.spark.session import SessionOptions, build_session
+    from linter.engines.spark.session import SessionOptions, build_session, parse_conf
 
     start = time.perf_counter()
-    spark = build_session(SessionOptions())
+    spark = build_session(SessionOptions(conf=parse_conf(args.conf), input_bytes=args.inventory.stat().st_size))
     print(f"session started in {time.perf_counter() - start:.2f} s", file=sys.stderr)
     meter = StageMeter(spark)
     if not args.cold:

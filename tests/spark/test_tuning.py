@@ -31,3 +31,71 @@ def test_paired_tables_count_once_not_as_their_product():
     assert work[100_000] <= 11 * work[10_000] <= 121 * work[1_000]  # linear, not quadratic
     assert work[1_000] < job.SMALL_RECORDS <= work[10_000]  # 1,000 servers is a small estate
     assert work[1_000] < job.ONE_PARTITION_RECORDS <= work[10_000]  # ... laid out in one partition, 10,000 not
+
+
+# -- the embedded JVM's heap ---------------------------------------------------------------
+GIB = 1 << 30
+
+
+def _bytes(setting: str) -> int:
+    assert setting.endswith("m"), setting
+    return int(setting[:-1]) << 20
+
+
+def test_the_local_heap_grows_with_the_inventory_within_the_machines_memory():
+    from linter.engines.spark.session import LOCAL_MEMORY_FLOOR, local_driver_memory
+
+    machine = 24 * GIB
+    assert _bytes(local_driver_memory(0, machine)) == LOCAL_MEMORY_FLOOR  # the bundled sample: as before
+    assert _bytes(local_driver_memory(600_000, machine)) < LOCAL_MEMORY_FLOOR + 16 * (1 << 20)
+    hundred_k = _bytes(local_driver_memory(365_000_000, machine))  # 100,000 servers of JSON Lines
+    assert 9 * GIB <= hundred_k <= 10 * GIB
+    assert _bytes(local_driver_memory(10 * GIB, machine)) == int(0.6 * machine) >> 20 << 20  # capped
+    assert _bytes(local_driver_memory(10 * GIB, 2 * GIB)) == LOCAL_MEMORY_FLOOR  # never below the old default
+    assert _bytes(local_driver_memory(365_000_000, None)) >= LOCAL_MEMORY_FLOOR  # this machine, whatever it has
+
+
+def test_a_container_limit_below_the_machines_memory_caps_the_heap(monkeypatch, tmp_path):
+    from linter.engines.spark import session
+
+    v2, v1 = tmp_path / "memory.max", tmp_path / "memory.limit_in_bytes"
+    monkeypatch.setattr(session, "CGROUP_MEMORY_LIMITS", (str(v2), str(v1)))
+    machine = session.physical_memory()
+    assert machine and machine > GIB
+    v2.write_text("max\n")  # cgroup v2 without a limit
+    v1.write_text(f"{2**63 - 4096}\n")  # cgroup v1's "no limit"
+    assert session.physical_memory() == machine
+    v2.write_text(f"{GIB}\n")
+    assert session.physical_memory() == GIB
+
+
+def test_the_session_starts_with_the_sized_heap_and_the_users_setting_wins():
+    from linter.engines.spark.session import SessionOptions, launch_conf, local_driver_memory
+
+    big = SessionOptions(input_bytes=365_000_000)
+    assert launch_conf(big, "local[*]")["spark.driver.memory"] == local_driver_memory(365_000_000)
+    # a cluster's driver holds no tables: the fixed default
+    assert launch_conf(big, "spark://127.0.0.1:7077")["spark.driver.memory"] == "4g"
+    chosen = SessionOptions(input_bytes=365_000_000, conf={"spark.driver.memory": "2g"})
+    assert launch_conf(chosen, "local[*]")["spark.driver.memory"] == "2g"
+
+
+def test_exlint_estate_sizes_the_session_by_its_inventory(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from linter.cli import cli
+    from linter.engines.spark import session
+
+    seen = []
+
+    def refuse(options):
+        seen.append(options.input_bytes)
+        raise session.SessionError("no Spark in this test")
+
+    monkeypatch.setattr(session, "build_session", refuse)
+    inventory = tmp_path / "estate.jsonl"
+    inventory.write_text('{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "a"}, "spec": {}}\n' * 50)
+    result = CliRunner().invoke(cli, ["estate", str(inventory), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert "no Spark in this test" in result.output
+    assert seen == [inventory.stat().st_size]

@@ -202,7 +202,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         progress.advance(len(inputs))
         progress.stage("start Spark")
         state["started_spark"] = not _spark_running()
-        options.short_run = input_bytes(inputs) <= SHORT_RUN_BYTES
+        options.input_bytes = input_bytes(inputs)
+        options.short_run = options.input_bytes <= SHORT_RUN_BYTES
         spark = build_session(options)
         if not remote and not job.is_local(spark):
             progress.stage("check executors")

@@ -62,6 +62,7 @@ class SessionOptions:
     # where the JVM's own output (log4j, start-up warnings) goes; None: the terminal (--debug)
     jvm_log: Path | None = None
     short_run: bool = False  # a small inventory: the JVM's JIT set for a short run (driver_jvm)
+    input_bytes: int = 0  # the inventory's size: the embedded JVM's heap grows with it (local_driver_memory)
 
 
 def parse_conf(pairs) -> dict[str, str]:
@@ -135,6 +136,47 @@ def check_java(pyspark_version: str) -> int:
     return major
 
 
+# In local mode the driver's heap holds every kept table. Kept tables that do not fit
+# are spilled to disk and read back (deserialized, and offered to the memory store
+# again) by every query that scans them: at 100,000 servers (365 MB of JSON Lines)
+# a 4 GB heap spilled the parsed records, and the job took 289 s against 233 s with
+# 12 GB (rules 181 -> 130 s, docs/spark.md "Memory"). Kept rows take about ten times
+# their JSON text, and Spark stores in 60% of the heap: 16 bytes of heap per input
+# byte, above a 4 GB floor, at most 60% of the machine's (or container's) memory.
+LOCAL_MEMORY_FLOOR = 4 << 30
+LOCAL_MEMORY_PER_INPUT_BYTE = 16
+LOCAL_MEMORY_SHARE = 0.6
+CGROUP_MEMORY_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")  # v2, v1
+
+
+def local_driver_memory(input_bytes: int, physical: int | None = None) -> str:
+    """``spark.driver.memory`` for an embedded run over ``input_bytes`` of inventory."""
+    if physical is None:
+        physical = physical_memory()
+    wanted = LOCAL_MEMORY_FLOOR + LOCAL_MEMORY_PER_INPUT_BYTE * max(0, int(input_bytes))
+    if physical:
+        wanted = min(wanted, int(physical * LOCAL_MEMORY_SHARE))
+    return f"{max(LOCAL_MEMORY_FLOOR, wanted) >> 20}m"
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes, or its container's limit when lower (cgroup
+    v2 or v1); None when neither can be read."""
+    sizes = []
+    try:
+        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        pass
+    for limit in CGROUP_MEMORY_LIMITS:
+        try:
+            text = Path(limit).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit() and 0 < int(text) < 1 << 60:  # "max", or v1's "no limit" (about 2**63)
+            sizes.append(int(text))
+    return min(sizes) if sizes else None
+
+
 def _quiet_log4j() -> str:
     """A log4j2 configuration that keeps Spark's console at WARN and hides the
     start-up chatter (native-hadoop, loopback-address notices)."""
@@ -160,10 +202,9 @@ def build_session(options: SessionOptions):
                             keep_user=options.conf)
         return session
     master = options.master or "local[*]"
+    conf = launch_conf(options, master)
     if master.startswith("local"):
-        conf.update(LOCAL_CONF)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    conf.update(options.conf)
     if options.jvm_log is not None and not _jvm_running():  # this process starts the driver JVM
         from linter.engines.spark import driver_jvm
 
@@ -191,6 +232,19 @@ def build_session(options: SessionOptions):
         raise SessionError(f"cannot start Spark (master {master}): {_first_line(exc)}") from None
     session.sparkContext.setLogLevel("WARN")
     return session
+
+
+def launch_conf(options: SessionOptions, master: str) -> dict:
+    """The settings a session this process starts gets: the engine's defaults, the
+    embedded mode's (its heap sized by the inventory), then the user's, which win."""
+    conf = dict(DEFAULT_CONF)
+    if options.progress:
+        conf["spark.ui.showConsoleProgress"] = "true"
+    if master.startswith("local"):
+        conf.update(LOCAL_CONF)
+        conf["spark.driver.memory"] = local_driver_memory(options.input_bytes)
+    conf.update(options.conf)
+    return conf
 
 
 def worker_python(master: str, conf: dict) -> str | None:
