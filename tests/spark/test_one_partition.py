@@ -47,6 +47,43 @@ def test_large_inventories_keep_many_partitions(spark, monkeypatch):
         run.close()
 
 
+def _joins(spark, model, rule_id: str) -> list[str]:
+    parts, _ = job.rule_findings(model, {rule_id: RULES[rule_id]})
+    nodes = []
+    for part in parts:
+        plan = spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(model.alias())}")._jdf.queryExecution() \
+            .executedPlan()
+        if plan.getClass().getSimpleName() == "AdaptiveSparkPlanExec":
+            plan = plan.inputPlan()
+        nodes += [name for name in plan_nodes(plan) if name.endswith("JoinExec")]
+    return nodes
+
+
+@pytest.mark.parametrize("limit, join", [(10**9, "BroadcastHashJoinExec"), (0, "SortMergeJoinExec")])
+def test_item_arrays_of_a_large_table_are_broadcast_not_shuffled(spark, monkeypatch, limit, join):
+    # REP010 reads the folders' replicas' stores through an item array (one row per
+    # folder): past BROADCAST_ROWS (here 0: no navigation lookup is broadcast) the
+    # array is broadcast up to ITEM_BROADCAST_ROWS; a sort-merge join shuffled every
+    # folder, wide rows and all, for each query reading it
+    from linter.engines.spark import model as model_module
+
+    monkeypatch.setattr(job, "SMALL_RECORDS", 0)
+    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
+    monkeypatch.setattr(model_module, "BROADCAST_ROWS", 0)
+    monkeypatch.setattr(model_module, "ITEM_BROADCAST_ROWS", limit)
+    saved = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")  # only the hints broadcast
+    run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
+    try:
+        assert not run.model.single
+        joins = _joins(spark, run.model, "REP010")
+        assert joins == [join], joins
+    finally:
+        run.close()
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", saved)
+
+
 def test_the_larger_one_partition_layout_broadcasts_lookups_and_stays_in_one_partition(spark, monkeypatch):
     # between ONE_PARTITION_RECORDS and ONE_PARTITION_MAX_RECORDS: one partition, but a
     # navigation lookup is broadcast (a sort-merge join sorted every row for each one),

@@ -621,7 +621,7 @@ class Frame:
                   f"AND {q(rec.prefix + '_rid')} = {q(alias)}.`_k_rid`")
             join = Join(alias, view, on)
             self.steps.append(join)
-            if self.model.broadcast(rec.table.name):
+            if self.model.broadcast_items(rec.table.name):
                 self.hints.append(alias)
             self.navs[key] = join
         join = self.navs[key]

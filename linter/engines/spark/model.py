@@ -24,6 +24,12 @@ from linter.policy.expr import parse
 from linter.topology import UNREACHABLE, build_site_graph
 
 BROADCAST_ROWS = 200_000  # navigation targets up to this size are broadcast
+# A record's item arrays (Model.item_array_view: one row per record, joined by row id)
+# are broadcast up to this many records: joined by sort-merge, every query reading
+# one shuffled its whole table, wide rows with their marks (100,000 servers: RTE005's
+# two queries 13.1 + 20.7 s -> 8.5 + 14.2 s, REP010 12.0 -> 6.7 s; a million folders'
+# arrays are ~60 MB, built once per query and shared by every rule of the union)
+ITEM_BROADCAST_ROWS = 2_000_000
 KEYS = ["_est", "_rid"]
 _RUNS = itertools.count(1)
 
@@ -139,6 +145,10 @@ class Model:
         """Whether joins to ``table`` broadcast it (in one partition, only in the
         larger one-partition layout: Model.broadcast_lookups)."""
         return (not self.single or self.broadcast_lookups) and self.counts.get(table, 0) <= BROADCAST_ROWS
+
+    def broadcast_items(self, table: str) -> bool:
+        """Whether joins to the item arrays of ``table``'s records broadcast them."""
+        return (not self.single or self.broadcast_lookups) and self.counts.get(table, 0) <= ITEM_BROADCAST_ROWS
 
     def broadcast_hint(self, *aliases: str) -> str:
         """The hint of a SELECT whose left (or anti) joins read ``aliases``: broadcast
