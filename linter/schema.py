@@ -354,7 +354,7 @@ def validate_document(document) -> tuple[list[Finding], bool]:
             continue
         seen_paths.add(path)
         findings.append(at(path, "EXL003", message, entity=entity, on_key=error.validator == "additionalProperties"))
-    for path, value in _oversized_integers(data, ()):
+    for path, value in _oversized_integers(data, ()) if document.wide_ints else ():
         if path not in seen_paths:
             findings.append(at(path, "EXL003", f"{format_path(path)} is {str(value)[:24]}..., an integer too large "
                                                "for any Exchange setting (64-bit limit)", entity=entity))

@@ -18,6 +18,9 @@ class Document:
     data: Any
     marks: dict[str, tuple[int, int]]  # dotted path ("spec.replicas[1]") -> (line, column)
     key_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # where mapping keys are written
+    # False only when the loader knows no integer in it is past 64 bits (a JSON line
+    # without a run of 19 digits): validation then skips its walk looking for one
+    wide_ints: bool = True
 
     def key_position(self, path: tuple) -> tuple[int, int]:
         """Where the key of ``path`` is written (an unknown or misspelt key is reported there)."""

@@ -115,7 +115,7 @@ class Emitter:
         self.tables = load_tables()
         self.names = list(self.tables)
         self.slot = {name: 4 + i for i, name in enumerate(self.names)}
-        self.columns = {name: rows.table_columns(spec) for name, spec in self.tables.items()}
+        self.builders = {name: rows.row_builder(rows.table_columns(spec)) for name, spec in self.tables.items()}
         self.by_kind: dict[str, list] = {}
         for spec in self.tables.values():
             self.by_kind.setdefault(spec.document, []).append(spec)
@@ -148,10 +148,10 @@ class Emitter:
             data = document.data
             name = document_name(data)
             for table in self.by_kind.get(data.get("kind"), ()):
+                build = self.builders[table.name]
                 for record in build_records(table, document, data, name):
                     self.counter += 1
-                    row = rows.record_row(self.columns[table.name], record, est, self.base + self.counter)
-                    out.append(self._row(table.name, self.slot[table.name], row))
+                    out.append(self._row(table.name, self.slot[table.name], build(record, est, self.base + self.counter)))
         return out, sound
 
 

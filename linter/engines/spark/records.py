@@ -11,6 +11,8 @@ id), ``_rid`` (row id, unique per estate and table), ``_table``, ``_kind``,
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from linter.collector import collector_paused
 from linter.model.tables import LIST_TYPES, TableSpec
 
@@ -125,24 +127,55 @@ def _long(value):
 
 
 def record_row(columns, record: dict, est: int, rid: int) -> tuple:
-    out = []
-    for name, kind in columns:
-        if name == "_est":
-            out.append(est)
-        elif name == "_rid":
-            out.append(rid)
-        elif name == "_marks":
-            out.append({path: [int(mark[0]), int(mark[1])] for path, mark in record["_marks"].items()})
-        else:
-            value = record.get(name)
-            if kind == "long":
-                value = _long(value)
-            elif kind == "double" and value is not None:
-                value = float(value)
-            elif kind == "array<string>" and value is None:
-                value = []
-            out.append(value)
-    return tuple(out)
+    """The row of a table's record: its ``columns`` (records.table_columns) in order."""
+    return row_builder(columns)(record, est, rid)
+
+
+def row_builder(columns) -> Callable[[dict, int, int], tuple]:
+    """A function (record, est, rid) -> row for the table's ``columns``. A parse
+    task builds a row per record (1.25 million at 100,000 servers): a function
+    written for the columns, one expression each, took a loop over them and its
+    per-column branches out of that (0.40 -> 0.14 s per 8 MB of JSON Lines)."""
+    key = tuple(columns)
+    built = _BUILDERS.get(key)
+    if built is None:
+        items = []
+        for name, kind in key:
+            if name == "_est":
+                items.append("est")
+            elif name == "_rid":
+                items.append("rid")
+            elif name == "_marks":
+                items.append("_marks_map(record['_marks'])")
+            elif kind == "long":
+                items.append(f"_long(get({name!r}))")
+            elif kind == "double":
+                items.append(f"(None if (v := get({name!r})) is None else float(v))")
+            elif kind == "array<string>":
+                items.append(f"([] if (v := get({name!r})) is None else v)")
+            else:
+                items.append(f"get({name!r})")
+        source = ("def build(record, est, rid):\n    get = record.get\n"
+                  f"    return ({', '.join(items)}{',' if len(items) == 1 else ''})\n")
+        scope = {"_long": _long, "_marks_map": _marks_map}
+        exec(compile(source, f"<row of {len(key)} columns>", "exec"), scope)  # noqa: S102 - our own column names, repr-quoted
+        built = _BUILDERS[key] = scope["build"]
+    return built
+
+
+_BUILDERS: dict = {}
+
+
+def _marks_map(marks: dict) -> dict:
+    """``_marks`` as its column holds it (path -> [line, column]). Paths at one
+    position share one list (all of a JSON line's do): pickled once, unpickled once."""
+    out = {}
+    last = shared = None
+    for path, mark in marks.items():
+        if mark is not last:
+            last, shared = mark, [int(mark[0]), int(mark[1])]
+        out[path] = shared
+    return out
 
 
 def finding_row(finding, est: int) -> tuple:
