@@ -84,7 +84,7 @@ def test_exlint_estate_sizes_the_session_by_its_inventory(monkeypatch, tmp_path)
     from click.testing import CliRunner
 
     from linter.cli import cli
-    from linter.engines.spark import session
+    from linter.engines.spark import inventory as inventory_module, session
 
     seen = []
 
@@ -99,3 +99,10 @@ def test_exlint_estate_sizes_the_session_by_its_inventory(monkeypatch, tmp_path)
     assert result.exit_code == 2, result.output
     assert "no Spark in this test" in result.output
     assert seen == [inventory.stat().st_size]
+    # Parquet is compressed: it counts as the text it holds, about nine times its size
+    columnar = tmp_path / "estate.parquet"
+    columnar.write_bytes(b"PAR1" + b"\0" * 1000 + b"PAR1")
+    seen.clear()
+    result = CliRunner().invoke(cli, ["estate", str(inventory), str(columnar), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert seen == [inventory.stat().st_size + inventory_module.PARQUET_TEXT_RATIO * columnar.stat().st_size]

@@ -182,7 +182,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     from linter.engines.spark import job
     from linter.engines.spark.executors import ExecutorError, check_executors
     from linter.engines.spark.driver_jvm import SHORT_RUN_BYTES
-    from linter.engines.spark.inventory import discover_inputs, input_bytes
+    from linter.engines.spark.inventory import discover_inputs, input_bytes, text_bytes
     from linter.engines.spark.output import OutputError, check_target, write_findings
     from linter.engines.spark.status import follower
 
@@ -202,8 +202,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         progress.advance(len(inputs))
         progress.stage("start Spark")
         state["started_spark"] = not _spark_running()
-        options.input_bytes = input_bytes(inputs)
-        options.short_run = options.input_bytes <= SHORT_RUN_BYTES
+        options.input_bytes = text_bytes(inputs)
+        options.short_run = input_bytes(inputs) <= SHORT_RUN_BYTES
         spark = build_session(options)
         if not remote and not job.is_local(spark):
             progress.stage("check executors")

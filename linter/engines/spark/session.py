@@ -62,7 +62,7 @@ class SessionOptions:
     # where the JVM's own output (log4j, start-up warnings) goes; None: the terminal (--debug)
     jvm_log: Path | None = None
     short_run: bool = False  # a small inventory: the JVM's JIT set for a short run (driver_jvm)
-    input_bytes: int = 0  # the inventory's size: the embedded JVM's heap grows with it (local_driver_memory)
+    input_bytes: int = 0  # the inventory's size as text (inventory.text_bytes): the embedded heap grows with it
 
 
 def parse_conf(pairs) -> dict[str, str]:
