@@ -55,6 +55,14 @@ def test_the_local_heap_grows_with_the_inventory_within_the_machines_memory():
     assert _bytes(local_driver_memory(365_000_000, None)) >= LOCAL_MEMORY_FLOOR  # this machine, whatever it has
 
 
+def test_a_machine_whose_memory_cannot_be_read_gets_at_most_twice_the_floor(monkeypatch):
+    from linter.engines.spark import session
+
+    monkeypatch.setattr(session, "physical_memory", lambda: None)
+    assert _bytes(session.local_driver_memory(10 * GIB)) == 2 * session.LOCAL_MEMORY_FLOOR
+    assert _bytes(session.local_driver_memory(0)) == session.LOCAL_MEMORY_FLOOR
+
+
 def test_a_container_limit_below_the_machines_memory_caps_the_heap(monkeypatch, tmp_path):
     from linter.engines.spark import session
 

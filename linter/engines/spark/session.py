@@ -154,8 +154,8 @@ def local_driver_memory(input_bytes: int, physical: int | None = None) -> str:
     if physical is None:
         physical = physical_memory()
     wanted = LOCAL_MEMORY_FLOOR + LOCAL_MEMORY_PER_INPUT_BYTE * max(0, int(input_bytes))
-    if physical:
-        wanted = min(wanted, int(physical * LOCAL_MEMORY_SHARE))
+    # a machine whose memory cannot be read gets at most twice the floor
+    wanted = min(wanted, int(physical * LOCAL_MEMORY_SHARE) if physical else 2 * LOCAL_MEMORY_FLOOR)
     return f"{max(LOCAL_MEMORY_FLOOR, wanted) >> 20}m"
 
 
