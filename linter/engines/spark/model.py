@@ -144,11 +144,14 @@ class Model:
     def broadcast(self, table: str) -> bool:
         """Whether joins to ``table`` broadcast it (in one partition, only in the
         larger one-partition layout: Model.broadcast_lookups)."""
-        return (not self.single or self.broadcast_lookups) and self.counts.get(table, 0) <= BROADCAST_ROWS
+        return self._broadcasts(table, BROADCAST_ROWS)
 
     def broadcast_items(self, table: str) -> bool:
         """Whether joins to the item arrays of ``table``'s records broadcast them."""
-        return (not self.single or self.broadcast_lookups) and self.counts.get(table, 0) <= ITEM_BROADCAST_ROWS
+        return self._broadcasts(table, ITEM_BROADCAST_ROWS)
+
+    def _broadcasts(self, table: str, most: int) -> bool:
+        return (not self.single or self.broadcast_lookups) and self.counts.get(table, 0) <= most
 
     def broadcast_hint(self, *aliases: str) -> str:
         """The hint of a SELECT whose left (or anti) joins read ``aliases``: broadcast
