@@ -84,6 +84,50 @@ def test_item_arrays_of_a_large_table_are_broadcast_not_shuffled(spark, monkeypa
         spark.conf.set("spark.sql.autoBroadcastJoinThreshold", saved)
 
 
+def interpreted_scans(node, compiled: bool = False) -> list[str]:
+    """The kept-table scans (RDDScanExec) of a physical plan that run outside
+    generated code, as their output columns."""
+    name = node.getClass().getSimpleName()
+    if name == "WholeStageCodegenExec":
+        compiled = True
+    elif name == "InputAdapter":
+        compiled = False
+    found = [node.output().toString()] if name == "RDDScanExec" and not compiled else []
+    children = node.children()
+    for i in range(children.size()):
+        found += interpreted_scans(children.apply(i), compiled)
+    return found
+
+
+@pytest.mark.parametrize("conf_applied", [True, False])
+def test_many_partitions_compile_the_scans_of_the_records(spark, monkeypatch, conf_applied):
+    # the parsed records' union (a struct per table, 404 fields) is wider than Spark
+    # compiles by default (spark.sql.codegen.maxFields, 100): its scans then ran
+    # interpreted, copying every whole row of every table, in each PublicFolder
+    # rule's query (MANY_PARTITIONS_CONF; without it, the test sees them interpreted)
+    monkeypatch.setattr(job, "SMALL_RECORDS", 0)
+    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
+    if not conf_applied:
+        monkeypatch.setattr(job, "MANY_PARTITIONS_CONF", {})
+    run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
+    saved = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")  # the whole plan, its stages compiled, before it runs
+    try:
+        parts, _ = job.rule_findings(run.model, {"REP003": RULES["REP003"]})  # a predicate on PublicFolder
+        scans = [scan for part in parts for scan in interpreted_scans(
+            spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(run.model.alias())}")._jdf.queryExecution()
+            .executedPlan())]
+        union_scans = [scan for scan in scans if "PublicFolder#" in scan]
+        if conf_applied:
+            assert union_scans == [], union_scans
+        else:
+            assert union_scans, "the records' scan ran compiled without the setting: the test proves nothing"
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", saved)
+        run.close()
+
+
 def test_the_larger_one_partition_layout_broadcasts_lookups_and_stays_in_one_partition(spark, monkeypatch):
     # between ONE_PARTITION_RECORDS and ONE_PARTITION_MAX_RECORDS: one partition, but a
     # navigation lookup is broadcast (a sort-merge join sorted every row for each one),

@@ -12,8 +12,8 @@ from linter.engines.spark.compile import CompileError
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, local_frame, spark_schema
-from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, ONE_PARTITION_CONF, ONE_PARTITION_MAX_RECORDS, \
-    ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, parallelism
+from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, MANY_PARTITIONS_CONF, ONE_PARTITION_CONF, \
+    ONE_PARTITION_MAX_RECORDS, ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, parallelism
 from linter.engines.spark.sqltext import q, string
 from linter.findings import RULE_FAILED, rule_failed_message
 from linter.forms import FORMS
@@ -187,6 +187,8 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     small = single or work < SMALL_RECORDS
     if small:
         tuning.set((LARGER_ONE_PARTITION_CONF if larger else SMALL_CONF) | (ONE_PARTITION_CONF if single else {}))
+    else:
+        tuning.set(MANY_PARTITIONS_CONF)
     if single:
         inventory = inventory.in_one_partition(checkpoint)
     model = Model(spark, inventory, checkpoint, single, lookups=larger).build()
