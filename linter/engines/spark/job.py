@@ -15,6 +15,7 @@ from linter.engines.spark.records import FINDING, local_frame, spark_schema
 from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, MANY_PARTITIONS_CONF, ONE_PARTITION_CONF, \
     ONE_PARTITION_MAX_RECORDS, ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, parallelism
 from linter.engines.spark.sqltext import q, string
+from linter.engines.spark.threads import in_threads
 from linter.findings import RULE_FAILED, rule_failed_message
 from linter.forms import FORMS
 from linter.policy.packs import Rule
@@ -226,7 +227,7 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
         # -> 7.2 s, fresh JVM). Their SQL is compiled above, in this thread (the model
         # creates views as the compiler asks for them).
         findings = spark.sql(f"SELECT {COLUMNS} FROM {q(loader)}")
-        for half in _in_threads(lambda half: keep(spark.sql(" UNION ALL ".join(half)).coalesce(1), checkpoint, True),
+        for half in in_threads(lambda half: keep(spark.sql(" UNION ALL ".join(half)).coalesce(1), checkpoint, True),
                                 [queries[0::2], queries[1::2]]):
             findings = findings.unionByName(half)
     else:
@@ -244,31 +245,6 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
         findings = keep(suppress(spark, model, findings, inventory.suppressions, rules, config, select, ignore),
                         checkpoint)
     return findings, failures
-
-
-def _in_threads(work, items: list) -> list:
-    """``work(item)`` for every item, each in a thread of its own (PySpark's, which
-    carries this thread's job group and properties to the JVM); the results in
-    order, or the first exception raised, raised here."""
-    from pyspark import InheritableThread
-
-    results: list = [None] * len(items)
-    errors: list = []
-
-    def run(index: int) -> None:
-        try:
-            results[index] = work(items[index])
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller
-            errors.append(exc)
-
-    threads = [InheritableThread(target=run, args=(i,), daemon=True) for i in range(len(items))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
 
 
 def _failing_rules(spark, model: Model, enabled: dict[str, Rule], exc: Exception) -> dict[str, str]:
