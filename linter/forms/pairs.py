@@ -252,7 +252,7 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     extras = {a + "w": fires_when(frame, check.where, scope), a + "key": frame.compile(left_node, scope).sql}
     # `when` reads the record only through these columns: it runs once per distinct
     # (estate, key, these values) and profile, on a representative row (the smallest
-    # row id, so that arrays precomputed per list position are found), as
+    # row id, whose own lists find their arrays precomputed per list position), as
     # the local ``_profile_pairs`` shares verdicts between equal records
     reads = sorted({path[0] for path in field_paths(check.when) if path[0] in model.columns[check.table]}
                    if check.when is not None else set())

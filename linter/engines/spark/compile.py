@@ -602,7 +602,7 @@ class Frame:
 
     def item_array(self, bound: Bound, rest: tuple) -> Val:
         """``item.<rest>`` inside a higher-order function: the element's value in an
-        array computed per list position on the record's table, joined by row id."""
+        array computed per list position for each distinct list, joined by the list."""
         rec, name = bound.source
         values, kind = self.item_values(rec, name, rest)
         if kind == NULL:
@@ -618,7 +618,7 @@ class Frame:
         if key not in self.navs:
             alias = self.model.alias()
             on = (f"{q(rec.prefix + '_est')} = {q(alias)}.{q(LOOKUP_EST)} "
-                  f"AND {q(rec.prefix + '_rid')} = {q(alias)}.`_k_rid`")
+                  f"AND {q(rec.prefix + name)} = {q(alias)}.`_k_list`")
             join = Join(alias, view, on)
             self.steps.append(join)
             if self.model.broadcast_items(rec.table.name):

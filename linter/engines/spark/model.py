@@ -25,8 +25,8 @@ from linter.policy.expr import parse
 from linter.topology import UNREACHABLE, build_site_graph
 
 BROADCAST_ROWS = 200_000  # navigation targets up to this size are broadcast
-# A record's item arrays (Model.item_array_view: one row per record, joined by row id)
-# are broadcast up to this many records: joined by sort-merge, every query reading
+# A record's item arrays (Model.item_array_view: one row per distinct list, joined by
+# the list) are broadcast up to this many records: joined by sort-merge, every query reading
 # one shuffled its whole table, wide rows with their marks (100,000 servers: RTE005's
 # two queries 13.1 + 20.7 s -> 8.5 + 14.2 s, REP010 12.0 -> 6.7 s; a million folders'
 # arrays are ~60 MB, built once per query and shared by every rule of the union)
@@ -211,25 +211,33 @@ class Model:
         return self._dedup[key]
 
     def item_array_view(self, table: str, field_name: str, path: tuple) -> tuple[str, str]:
-        """A view (_k_est, _k_rid, _k_rec: struct<v: array>) holding, for each record
-        of ``table``, ``item.<path>`` for every element of its list ``field_name``
-        (in list order); and the values' type. Lets higher-order functions navigate
-        from list items without exploding the rows they run on."""
+        """A view (_k_est, _k_list, _k_rec: struct<v: array>) holding, for each
+        distinct non-empty list ``field_name`` of ``table``'s records, ``item.<path>``
+        for every element (in list order); and the values' type. Lets higher-order
+        functions navigate from list items without exploding the rows they run on;
+        a record finds its array by its estate and list (compile.Frame.item_values).
+
+        The values depend on the estate and the list alone, and records share lists
+        (a million folders at 100,000 servers have ~70,000 distinct replica lists):
+        each list is exploded, looked up and gathered once, not each record's copy."""
         from linter.engines.spark.compile import Bound, Val, explode_items
         from linter.engines.spark.sqltext import STR
 
         key = (self.views[table], field_name, tuple(path))
         if key not in self._items:
             spec = self.tables[table].fields[field_name]
-            frame = Frame.over(self, table)
-            child, pos, iv, it = explode_items(frame, q(field_name), q(field_name + "__text"))
+            listed = q(field_name)
+            lists = (f"(SELECT DISTINCT `_est`, {listed} FROM {q(self.views[table])} "
+                     f"WHERE size({listed}) > 0)")
+            frame = Frame(self, lists, ["_est", field_name])
+            child, pos, iv, it = explode_items(frame, listed, None)
             item = Bound(Val(q(iv), STR, q(it), STR, name=iv), self.tables[spec.ref])
             val = child.nav(("item",) + tuple(path), Scope(Rec("", self.tables[table]), item=item))
             value = val.sql if val.type != NULL else "CAST(NULL AS STRING)"
-            rows = child.select(["`_est` AS `e`", "`_rid` AS `r`", f"{q(pos)} AS `p`", f"{value} AS `v`"])
-            frame = self.sql(f"SELECT `e` AS `_k_est`, `r` AS `_k_rid`, named_struct('v', transform(array_sort("
+            rows = child.select(["`_est` AS `e`", f"{listed} AS `l`", f"{q(pos)} AS `p`", f"{value} AS `v`"])
+            frame = self.sql(f"SELECT `e` AS `_k_est`, `l` AS `_k_list`, named_struct('v', transform(array_sort("
                              f"collect_list(named_struct('p', `p`, 'v', `v`))), `s` -> `s`.`v`)) AS `_k_rec` "
-                             f"FROM ({rows}) AS `x` GROUP BY `e`, `r`")
+                             f"FROM ({rows}) AS `x` GROUP BY `e`, `l`")
             name = self._view_name(f"{table}_{field_name}_items")
             self.keep(frame).createOrReplaceTempView(name)
             self._items[key] = (name, val.type)
