@@ -29,9 +29,12 @@ def _first_by_name(frame):
             .withColumn("_n", F.row_number().over(window)).filter("_n = 1").drop("_n"))
 
 
-def locations(tables: dict):
+def locations(tables: dict, named=None):
     """(_est, kind, key, server, site, version, store, store_kind, store_server) for
-    every entity that can be placed; ``key`` is the lower-cased entity name."""
+    every entity that can be placed; ``key`` is the lower-cased entity name.
+    ``named``: (_est, entity_kind, _key) of the entities to place: folders are then
+    placed only when named (a million at 100,000 servers, each ranked among its
+    namesakes and joined to its first replica's store, for some thousands named)."""
     F = _F()
     sites = _first_by_name(tables["Site"]).select("_est", F.col("name").alias("site_key"),
                                                   F.col("name__text").alias("site_label"))
@@ -60,7 +63,13 @@ def locations(tables: dict):
                           F.coalesce(F.col("v.server"), F.lit(UNKNOWN)).alias("store_server")))
         stores[kind] = placed
         parts.append(placed)
-    folders = (_first_by_name(tables["PublicFolder"])
+    folders = tables["PublicFolder"]
+    if named is not None:  # every namesake of a named folder stays: the first of them is placed
+        wanted = (named.filter(F.col("entity_kind") == "PublicFolder")
+                  .select(F.col("_est").alias("_w_est"), F.col("_key").alias("_w_key")).distinct())
+        folders = folders.join(wanted, (folders["_est"] == wanted["_w_est"]) & (folders["name"] == wanted["_w_key"]),
+                               "left_semi")
+    folders = (_first_by_name(folders)
                .select("_est", "name", F.expr("filter(replicas, x -> x IS NOT NULL)[0]").alias("first_replica")))
     pfdb = stores["PublicFolderDatabase"].alias("p")
     parts.append(folders.alias("f")
@@ -79,8 +88,9 @@ def locations(tables: dict):
 def placed_findings(findings, tables: dict):
     """The findings with server, site, version and store columns."""
     F = _F()
-    where = locations(tables).alias("l")
-    f = findings.withColumn("_key", F.lower(F.col("entity_name"))).alias("f")
+    f = findings.withColumn("_key", F.lower(F.col("entity_name")))
+    where = locations(tables, f.select("_est", "entity_kind", "_key")).alias("l")
+    f = f.alias("f")
     joined = f.join(where, (F.col("f._est") == F.col("l._est")) & (F.col("f.entity_kind") == F.col("l.kind"))
                     & (F.col("f._key") == F.col("l.key")), "left")
     org = F.col("f.entity_kind") == "Organization"
