@@ -29,16 +29,51 @@ def _first_by_name(frame):
             .withColumn("_n", F.row_number().over(window)).filter("_n = 1").drop("_n"))
 
 
+def _wanted(named, kind: str):
+    """(_w_est, _w_key) of the entities of ``kind`` the findings name."""
+    F = _F()
+    return named.filter(F.col("entity_kind") == kind).select(F.col("_est").alias("_w_est"),
+                                                             F.col("_key").alias("_w_key"))
+
+
+def _only(frame, keys):
+    """The records of ``frame`` named by ``keys`` (None: every record); every
+    namesake stays, so that the first of them is the one placed."""
+    if keys is None:
+        return frame
+    return frame.join(keys, (frame["_est"] == keys["_w_est"]) & (frame["name"] == keys["_w_key"]), "left_semi")
+
+
 def locations(tables: dict, named=None):
     """(_est, kind, key, server, site, version, store, store_kind, store_server) for
     every entity that can be placed; ``key`` is the lower-cased entity name.
-    ``named``: (_est, entity_kind, _key) of the entities to place: folders are then
-    placed only when named (a million at 100,000 servers, each ranked among its
-    namesakes and joined to its first replica's store, for some thousands named)."""
+
+    ``named``: (_est, entity_kind, _key) of the entities to place: then only those
+    are placed, with what placing them reads (the stores of the named folders' first
+    replicas, the servers of the stores placed). At 100,000 servers that is some
+    tens of thousands of records instead of a million folders, 100,000 servers and
+    their stores, each ranked among its namesakes and joined."""
     F = _F()
+
+    def keys(kind, *more):
+        if named is None:
+            return None
+        out = _wanted(named, kind)
+        for extra in more:
+            out = out.unionByName(extra)
+        return out
+
+    folders = (_first_by_name(_only(tables["PublicFolder"], keys("PublicFolder")))
+               .select("_est", "name", F.expr("filter(replicas, x -> x IS NOT NULL)[0]").alias("first_replica")))
+    replicas = folders.select(F.col("_est").alias("_w_est"), F.col("first_replica").alias("_w_key"))
+    records = {kind: _first_by_name(_only(tables[kind], keys(kind, *([replicas] if kind == "PublicFolderDatabase"
+                                                                     else []))))
+               for kind in STORE_KINDS}
+    store_servers = [records[kind].select(F.col("_est").alias("_w_est"), F.col("server").alias("_w_key"))
+                     for kind in STORE_KINDS]
     sites = _first_by_name(tables["Site"]).select("_est", F.col("name").alias("site_key"),
                                                   F.col("name__text").alias("site_label"))
-    servers = (_first_by_name(tables["Server"]).alias("s")
+    servers = (_first_by_name(_only(tables["Server"], keys("Server", *store_servers))).alias("s")
                .join(sites.alias("t"), (F.col("s._est") == F.col("t._est")) & (F.col("s.site") == F.col("t.site_key")),
                      "left")
                .select(F.col("s._est").alias("_est"), F.col("s.name").alias("server_key"),
@@ -51,9 +86,9 @@ def locations(tables: dict, named=None):
                             F.lit(None).cast("string").alias("store_server"))]
     stores = {}
     for kind in STORE_KINDS:
-        frame = _first_by_name(tables[kind]).alias("d")
-        placed = (frame.join(servers.alias("v"), (F.col("d._est") == F.col("v._est"))
-                             & (F.col("d.server") == F.col("v.server_key")), "left")
+        placed = (records[kind].alias("d")
+                  .join(servers.alias("v"), (F.col("d._est") == F.col("v._est"))
+                        & (F.col("d.server") == F.col("v.server_key")), "left")
                   .select(F.col("d._est").alias("_est"), F.lit(kind).alias("kind"), F.col("d.name").alias("key"),
                           F.coalesce(F.col("v.server"), F.lit(UNKNOWN)).alias("server"),
                           F.coalesce(F.col("v.site"), F.lit(UNKNOWN)).alias("site"),
@@ -63,14 +98,6 @@ def locations(tables: dict, named=None):
                           F.coalesce(F.col("v.server"), F.lit(UNKNOWN)).alias("store_server")))
         stores[kind] = placed
         parts.append(placed)
-    folders = tables["PublicFolder"]
-    if named is not None:  # every namesake of a named folder stays: the first of them is placed
-        wanted = (named.filter(F.col("entity_kind") == "PublicFolder")
-                  .select(F.col("_est").alias("_w_est"), F.col("_key").alias("_w_key")).distinct())
-        folders = folders.join(wanted, (folders["_est"] == wanted["_w_est"]) & (folders["name"] == wanted["_w_key"]),
-                               "left_semi")
-    folders = (_first_by_name(folders)
-               .select("_est", "name", F.expr("filter(replicas, x -> x IS NOT NULL)[0]").alias("first_replica")))
     pfdb = stores["PublicFolderDatabase"].alias("p")
     parts.append(folders.alias("f")
                  .join(pfdb, (F.col("f._est") == F.col("p._est")) & (F.col("f.first_replica") == F.col("p.key")),
