@@ -259,7 +259,7 @@ class Model:
         return self._graph_view
 
     def build(self) -> "Model":
-        # The site graph is Python's work (all-pairs cheapest costs: 6 s at 1,000
+        # The site graph is Python's work (all-pairs cheapest costs: ~3 s at 1,000
         # sites) after two small collects: on a thread of its own it overlaps the
         # derived fields' Spark jobs, which leave this process waiting on the JVM
         self._graph_work = Background(self._graph)
