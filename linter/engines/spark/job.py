@@ -228,7 +228,7 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
         # creates views as the compiler asks for them).
         findings = spark.sql(f"SELECT {COLUMNS} FROM {q(loader)}")
         for half in in_threads(lambda half: keep(spark.sql(" UNION ALL ".join(half)).coalesce(1), checkpoint, True),
-                                [queries[0::2], queries[1::2]]):
+                                [queries[0::2], queries[1::2]], spark):
             findings = findings.unionByName(half)
     else:
         findings = spark.sql(" UNION ALL ".join([f"SELECT {COLUMNS} FROM {q(loader)}"] + queries))

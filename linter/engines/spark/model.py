@@ -169,8 +169,14 @@ class Model:
         """The hint of a SELECT that makes an inner join (one per SELECT): broadcast
         ``aliases``; in one partition, keep the result in one partition Spark knows
         is one (an inner join's output is the pair of its sides' partitionings, which
-        a later join would shuffle to co-partition)."""
-        return "/*+ COALESCE(1) */ " if self.single else self.broadcast_hint(*aliases)
+        a later join would shuffle to co-partition). The larger one-partition layout
+        broadcasts ``aliases`` too: a broadcast join keeps its streamed side's one
+        partition, where a sort-merge join sorted both sides (RTE005's folders twice)."""
+        if not self.single:
+            return self.broadcast_hint(*aliases)
+        if self.broadcast_lookups and aliases:
+            return f"/*+ COALESCE(1), BROADCAST({', '.join(q(a) for a in aliases)}) */ "
+        return "/*+ COALESCE(1) */ "
 
     def spread_hint(self) -> str:
         """A hint spreading rows over the shuffle partitions (no use in one partition)."""
@@ -262,7 +268,7 @@ class Model:
         # The site graph is Python's work (all-pairs cheapest costs: ~3 s at 1,000
         # sites) after two small collects: on a thread of its own it overlaps the
         # derived fields' Spark jobs, which leave this process waiting on the JVM
-        self._graph_work = Background(self._graph)
+        self._graph_work = Background(self._graph, self.spark)
         # each derived field after those it reads (a column not built yet is a compile error)
         for name, fields in derived_plan(self.tables):
             if fields:

@@ -5,9 +5,10 @@ through Py4J releases the GIL while it waits)."""
 from __future__ import annotations
 
 
-def in_threads(work, items: list) -> list:
+def in_threads(work, items: list, session) -> list:
     """``work(item)`` for every item, each in a thread of its own; the results in
-    order, or the first exception raised, raised here."""
+    order, or the first exception raised, raised here. ``session``: the
+    SparkSession the work uses (a Spark Connect thread must be given it)."""
     from pyspark import InheritableThread
 
     results: list = [None] * len(items)
@@ -19,7 +20,7 @@ def in_threads(work, items: list) -> list:
         except BaseException as exc:  # noqa: BLE001 - handed to the caller
             errors.append(exc)
 
-    threads = [InheritableThread(target=run, args=(i,), daemon=True) for i in range(len(items))]
+    threads = [InheritableThread(target=run, args=(i,), session=session, daemon=True) for i in range(len(items))]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -31,9 +32,9 @@ def in_threads(work, items: list) -> list:
 
 class Background:
     """``work()`` started now on a thread of its own; ``result()`` waits for it and
-    returns its value, or raises what it raised."""
+    returns its value, or raises what it raised. ``session``: as for in_threads."""
 
-    def __init__(self, work):
+    def __init__(self, work, session):
         from pyspark import InheritableThread
 
         self._value = None
@@ -45,7 +46,7 @@ class Background:
             except BaseException as exc:  # noqa: BLE001 - handed to result()
                 self._error = exc
 
-        self._thread = InheritableThread(target=run, daemon=True)
+        self._thread = InheritableThread(target=run, session=session, daemon=True)
         self._thread.start()
 
     def result(self):
