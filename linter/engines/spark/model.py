@@ -169,14 +169,8 @@ class Model:
         """The hint of a SELECT that makes an inner join (one per SELECT): broadcast
         ``aliases``; in one partition, keep the result in one partition Spark knows
         is one (an inner join's output is the pair of its sides' partitionings, which
-        a later join would shuffle to co-partition). The larger one-partition layout
-        broadcasts ``aliases`` too: a broadcast join keeps its streamed side's one
-        partition, where a sort-merge join sorted both sides (RTE005's folders twice)."""
-        if not self.single:
-            return self.broadcast_hint(*aliases)
-        if self.broadcast_lookups and aliases:
-            return f"/*+ COALESCE(1), BROADCAST({', '.join(q(a) for a in aliases)}) */ "
-        return "/*+ COALESCE(1) */ "
+        a later join would shuffle to co-partition)."""
+        return "/*+ COALESCE(1) */ " if self.single else self.broadcast_hint(*aliases)
 
     def spread_hint(self) -> str:
         """A hint spreading rows over the shuffle partitions (no use in one partition)."""
