@@ -66,8 +66,8 @@ def locations(tables: dict, named=None):
     folders = (_first_by_name(_only(tables["PublicFolder"], keys("PublicFolder")))
                .select("_est", "name", F.expr("filter(replicas, x -> x IS NOT NULL)[0]").alias("first_replica")))
     replicas = folders.select(F.col("_est").alias("_w_est"), F.col("first_replica").alias("_w_key"))
-    records = {kind: _first_by_name(_only(tables[kind], keys(kind, *([replicas] if kind == "PublicFolderDatabase"
-                                                                     else []))))
+    also_wanted = {"PublicFolderDatabase": [replicas]}  # stores holding a named folder's first replica
+    records = {kind: _first_by_name(_only(tables[kind], keys(kind, *also_wanted.get(kind, []))))
                for kind in STORE_KINDS}
     store_servers = [records[kind].select(F.col("_est").alias("_w_est"), F.col("server").alias("_w_key"))
                      for kind in STORE_KINDS]

@@ -369,7 +369,7 @@ SMALL_CONF = {
 # spark.sql.codegen.maxFields (100) fields. So every scan of the union ran
 # interpreted, and such a scan (RDDScanExec) copies each whole row into a new
 # UnsafeRow, after generating that projection's code again in every task: at
-# 100,000 servers about a quarter of the rules' executor time (JFR). Compiled, a
+# 100,000 servers about a fifth of the tasks' time (JFR). Compiled, a
 # scan reads only the columns its query uses. profile_estate --cold, 100,000
 # servers: model 36.1 -> 24.3 s, rules 119.3 -> 80.5 s. In one partition the rows
 # are copied once per query and the larger generated code costs more to compile
