@@ -140,9 +140,14 @@ def fresh(inventory: Path, repeat: int) -> dict:
     how = None
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run(command + ["estate", str(inventory), "-q"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())
+        done = subprocess.run(command + ["estate", str(inventory), "-q"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, cwd=tempfile.gettempdir())
         runs["estate"].append(time.perf_counter() - start)
+        # Exit 1 is "findings", but also Python's for an uncaught exception: a run that failed
+        # (a stale install, say) must not be timed as a fast one.
+        if done.returncode not in (0, 1) or "Traceback" in done.stderr:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise SystemExit(f"exlint estate failed (exit {done.returncode}): {last}")
         start = time.perf_counter()
         out = subprocess.run([sys.executable, "-c", _BARE, str(inventory)], capture_output=True, text=True,
                              cwd=tempfile.gettempdir())
