@@ -256,27 +256,30 @@ def _spark_running() -> bool:
 HEARTBEAT = 10.0
 
 
+PLACED_WITH = ("Site", "Server", "PublicFolderDatabase", "MailboxDatabase", "PublicFolder")
+
+
 def _tables(run) -> dict:
     """The model tables the report and summary place findings with."""
-    names = ("Site", "Server", "PublicFolderDatabase", "MailboxDatabase", "PublicFolder")
-    return {name: run.model.spark.table(run.model.view(name)) for name in names}
+    return {name: run.model.spark.table(run.model.view(name)) for name in PLACED_WITH}
 
 
 def _summary(findings, run) -> dict:
-    """Counts computed in Spark; only the small grouped results are collected."""
-    from linter.engines.spark.report import placed_findings
+    """Counts computed in Spark, placing and counting in one statement; only the
+    small grouped results are collected."""
+    from linter.engines.spark.report import placed_sql
 
-    placed = placed_findings(findings, _tables(run))  # a row per finding
-    view = run.model.alias() + "placed"
-    placed.createOrReplaceTempView(view)
+    view = run.model.alias() + "findings"
+    findings.createOrReplaceTempView(view)
     run.model.registered.append(view)
+    placed = placed_sql(view, {name: run.model.view(name) for name in PLACED_WITH})  # a row per finding
     # the four counts in one query (one Spark job): a grouping set each, told apart by
     # which columns it groups (grouping_id's bits are 1 for the columns it does not)
     sets = {0b1011: "severity", 0b0011: "rule", 0b1101: "site", 0b1110: "version"}
     rows = run.model.spark.sql(
         f"SELECT `rule`, `severity`, `site`, `version`, grouping_id(`rule`, `severity`, `site`, `version`) AS `g`, "
-        f"count(1) AS `n` FROM `{view}` GROUP BY GROUPING SETS ((`rule`, `severity`), (`severity`), (`site`), "
-        f"(`version`))").collect()
+        f"count(1) AS `n` FROM ({placed}) AS `placed` "
+        f"GROUP BY GROUPING SETS ((`rule`, `severity`), (`severity`), (`site`), (`version`))").collect()
     out = {"severity": {"error": 0, "warning": 0, "info": 0}, "rule": [], "site": [], "version": []}
     for row in rows:
         which = sets[row["g"]]
