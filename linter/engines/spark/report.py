@@ -36,10 +36,11 @@ def placed_sql(findings: str, views: dict[str, str]) -> str:
     unknown, org = string(UNKNOWN), string(ORGANIZATION)
 
     def first_by_name(table: str, wanted: str | None = None) -> str:
-        only = f" AND (`_est`, `name`) IN (SELECT `_w_est`, `_w_key` FROM {wanted})" if wanted else ""
-        return (f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY `_est`, `name` "
-                f"ORDER BY `_file`, `_doc`, `_prefix`) AS `_n` FROM {q(views[table])} "
-                f"WHERE `name` IS NOT NULL{only}) WHERE `_n` = 1")
+        only = (f" LEFT SEMI JOIN {wanted} AS w ON r.`_est` = w.`_w_est` AND r.`name` = w.`_w_key`"
+                if wanted else "")
+        return (f"SELECT * FROM (SELECT r.*, row_number() OVER (PARTITION BY r.`_est`, r.`name` "
+                f"ORDER BY r.`_file`, r.`_doc`, r.`_prefix`) AS `_n` FROM {q(views[table])} AS r{only} "
+                f"WHERE r.`name` IS NOT NULL) WHERE `_n` = 1")
 
     def named(kind: str) -> str:
         return f"SELECT `_est` AS `_w_est`, `_key` AS `_w_key` FROM `_named` WHERE `entity_kind` = {string(kind)}"
