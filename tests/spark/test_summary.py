@@ -30,3 +30,20 @@ def test_summary_counts_equal_the_findings(spark):
     for dim in ("site", "version"):
         assert dict(summary[dim]) == Counter(p[dim] for p in placed), dim
         assert len(summary[dim]) > 1, dim  # the sample spreads its findings over sites and versions
+
+
+def test_placing_with_the_models_first_records_equals_ranking_namesakes(spark):
+    """The summary and the CLI's report place with Model.dedup_view (kept, shared with
+    the rules); without it, placed_sql ranks namesakes itself. The sample has
+    namesakes (EXL006), so both must agree row for row."""
+    from linter.engines.spark.command import _firsts
+
+    run = job.run(spark, discover_inputs([REPO / "samples" / "inventory" / "estate.jsonl"]), load_rules(), Config())
+    try:
+        by_model = Counter(tuple(r) for r in placed_findings(run.findings, _tables(run), _firsts(run)).collect())
+        ranked = Counter(tuple(r) for r in placed_findings(run.findings, _tables(run)).collect())
+        rules = {f["rule"] for f in run.findings.collect()}
+    finally:
+        run.close()
+    assert "EXL006" in rules
+    assert by_model == ranked and sum(by_model.values()) > 0

@@ -264,6 +264,14 @@ def _tables(run) -> dict:
     return {name: run.model.spark.table(run.model.view(name)) for name in PLACED_WITH}
 
 
+def _firsts(run) -> dict:
+    """The first record of each name of the kinds placing looks up (kept by the
+    model, shared with the rules that navigate to them)."""
+    from linter.engines.spark.report import PLACING_COLUMNS
+
+    return {kind: run.model.dedup_view(kind) for kind in PLACING_COLUMNS}
+
+
 def _summary(findings, run) -> dict:
     """Counts computed in Spark, placing and counting in one statement; only the
     small grouped results are collected."""
@@ -272,7 +280,8 @@ def _summary(findings, run) -> dict:
     view = run.model.alias() + "findings"
     findings.createOrReplaceTempView(view)
     run.model.registered.append(view)
-    placed = placed_sql(view, {name: run.model.view(name) for name in PLACED_WITH})  # a row per finding
+    # a row per finding
+    placed = placed_sql(view, {name: run.model.view(name) for name in PLACED_WITH}, _firsts(run))
     # the four counts in one query (one Spark job): a grouping set each, told apart by
     # which columns it groups (grouping_id's bits are 1 for the columns it does not)
     sets = {0b1011: "severity", 0b0011: "rule", 0b1101: "site", 0b1110: "version"}
@@ -359,7 +368,7 @@ def _write_report(spark, run, rules, path: str, compare: str | None, summary: di
         previous = _previous_findings(spark, compare)
         comparison = compare_frames(run.findings, previous, label=compare)
     stats = summary["stats"]
-    data = report_data(run.findings, tables, rules, comparison=comparison,
+    data = report_data(run.findings, tables, rules, comparison=comparison, firsts=_firsts(run),
                        meta={"scope": {"files": stats["files"], "documents": stats["documents"], "paths": [],
                                        "records_in": stats["records_in"], "linted": stats["linted"]}})
     try:

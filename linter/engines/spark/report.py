@@ -19,51 +19,53 @@ def _F():
     return functions
 
 
-def placed_sql(findings: str, views: dict[str, str]) -> str:
+# the columns placing reads from each kind's first record of a name
+PLACING_COLUMNS = {
+    "Site": ("name", "name__text"),
+    "Server": ("name", "name__text", "site", "site__text", "version__text"),
+    "PublicFolderDatabase": ("name", "name__text", "server"),
+    "MailboxDatabase": ("name", "name__text", "server"),
+}
+
+
+def placed_sql(findings: str, views: dict[str, str], firsts: dict[str, str] | None = None) -> str:
     """SQL of the findings (view ``findings``) with server, site, version and store
     columns, the model tables read from ``views`` (kind -> view name).
 
+    Of namesakes, the first by file, document and position is the one placed, as the
+    engines resolve duplicate names. ``firsts`` (kind -> Model.dedup_view: the first
+    record of each name, kept, as rules navigate) saves ranking sites, servers and
+    stores again; folders, a million at 100,000 servers, are ranked here, and only
+    those the findings name.
+
     One statement, analysed once: built with DataFrame calls, each a round trip to
     the JVM and an analysis of the plan so far, placing took ~1 s of a fresh run on
-    the bundled sample, more than running it.
-
-    Only the entities the findings name are placed, with what placing them reads
-    (the stores of the named folders' first replicas, the servers of the stores
-    placed): at 100,000 servers some tens of thousands of records instead of a
-    million folders, 100,000 servers and their stores, each ranked among its
-    namesakes and joined. Of namesakes, the first by file, document and position is
-    the one placed, as the engines resolve duplicate names."""
+    the bundled sample, more than running it."""
     unknown, org = string(UNKNOWN), string(ORGANIZATION)
+    firsts = firsts or {}
 
     def first_by_name(table: str, wanted: str | None = None) -> str:
+        columns = PLACING_COLUMNS.get(table)
+        if table in firsts and columns:
+            return ("SELECT `_k_est` AS `_est`, "
+                    + ", ".join(f"`_k_rec`.{q(c)} AS {q(c)}" for c in columns) + f" FROM {q(firsts[table])}")
         only = (f" LEFT SEMI JOIN {wanted} AS w ON r.`_est` = w.`_w_est` AND r.`name` = w.`_w_key`"
                 if wanted else "")
         return (f"SELECT * FROM (SELECT r.*, row_number() OVER (PARTITION BY r.`_est`, r.`name` "
                 f"ORDER BY r.`_file`, r.`_doc`, r.`_prefix`) AS `_n` FROM {q(views[table])} AS r{only} "
                 f"WHERE r.`name` IS NOT NULL) WHERE `_n` = 1")
 
-    def named(kind: str) -> str:
-        return f"SELECT `_est` AS `_w_est`, `_key` AS `_w_key` FROM `_named` WHERE `entity_kind` = {string(kind)}"
-
-    pfdb, mbdb = STORE_KINDS
+    pfdb, _ = STORE_KINDS
     steps = {
-        "_named": f"SELECT `_est`, `entity_kind`, lower(`entity_name`) AS `_key` FROM {q(findings)}",
-        "_want_folders": named("PublicFolder"),
+        "_want_folders": f"SELECT DISTINCT `_est` AS `_w_est`, lower(`entity_name`) AS `_w_key` FROM {q(findings)} "
+                         f"WHERE `entity_kind` = 'PublicFolder'",
         "_folders": f"SELECT `_est`, `name`, filter(`replicas`, x -> x IS NOT NULL)[0] AS `first_replica` "
                     f"FROM ({first_by_name('PublicFolder', '`_want_folders`')})",
-        # stores: named, or holding a named folder's first replica
-        "_want_" + pfdb: f"{named(pfdb)} UNION ALL SELECT `_est`, `first_replica` FROM `_folders`",
-        "_want_" + mbdb: named(mbdb),
-        "_" + pfdb: first_by_name(pfdb, q("_want_" + pfdb)),
-        "_" + mbdb: first_by_name(mbdb, q("_want_" + mbdb)),
-        # servers: named, or holding a store placed
-        "_want_servers": " UNION ALL ".join([named("Server")] + [f"SELECT `_est`, `server` FROM {q('_' + kind)}"
-                                                                  for kind in STORE_KINDS]),
         "_sites": f"SELECT `_est`, `name` AS `site_key`, `name__text` AS `site_label` FROM ({first_by_name('Site')})",
         "_servers": f"SELECT s.`_est`, s.`name` AS `server_key`, coalesce(s.`name__text`, s.`name`) AS `server`, "
                     f"coalesce(t.`site_label`, s.`site__text`, {unknown}) AS `site`, "
                     f"coalesce(s.`version__text`, {unknown}) AS `version` "
-                    f"FROM ({first_by_name('Server', '`_want_servers`')}) AS s "
+                    f"FROM ({first_by_name('Server')}) AS s "
                     f"LEFT JOIN `_sites` AS t ON s.`_est` = t.`_est` AND s.`site` = t.`site_key`",
     }
     for kind in STORE_KINDS:
@@ -72,7 +74,8 @@ def placed_sql(findings: str, views: dict[str, str]) -> str:
             f"coalesce(v.`site`, {unknown}) AS `site`, coalesce(v.`version`, {unknown}) AS `version`, "
             f"coalesce(d.`name__text`, d.`name`) AS `store`, {string(kind)} AS `store_kind`, "
             f"coalesce(v.`server`, {unknown}) AS `store_server` "
-            f"FROM {q('_' + kind)} AS d LEFT JOIN `_servers` AS v ON d.`_est` = v.`_est` AND d.`server` = v.`server_key`")
+            f"FROM ({first_by_name(kind)}) AS d LEFT JOIN `_servers` AS v "
+            f"ON d.`_est` = v.`_est` AND d.`server` = v.`server_key`")
     located = [
         "SELECT `_est`, 'Server' AS `kind`, `server_key` AS `key`, `server`, `site`, `version`, "
         "CAST(NULL AS STRING) AS `store`, CAST(NULL AS STRING) AS `store_kind`, "
@@ -99,26 +102,27 @@ def placed_sql(findings: str, views: dict[str, str]) -> str:
 _VIEWS = iter(range(1 << 62))
 
 
-def placed_findings(findings, tables: dict):
+def placed_findings(findings, tables: dict, firsts: dict[str, str] | None = None):
     """The findings with server, site, version and store columns (``placed_sql``);
-    ``tables``: kind -> the model table's DataFrame."""
+    ``tables``: kind -> the model table's DataFrame; ``firsts``: as placed_sql's."""
     number = next(_VIEWS)
     names = {kind: f"_exl_place{number}_{kind}" for kind in (*tables, "findings")}
     for kind, frame in (*tables.items(), ("findings", findings)):
         frame.createOrReplaceTempView(names[kind])
     spark = findings.sparkSession
     try:
-        return spark.sql(placed_sql(names.pop("findings"), names))
+        return spark.sql(placed_sql(names.pop("findings"), names, firsts))
     finally:  # the statement is analysed: it holds the views' plans, not their names
         for name in (*names.values(), f"_exl_place{number}_findings"):
             spark.catalog.dropTempView(name)
 
 
 def report_data(findings, tables: dict, rules: dict, *, comparison: dict | None = None, meta: dict | None = None,
-                top: int = TOP) -> dict:
-    """ReportData (see linter.reports.html) computed with Spark aggregations."""
+                top: int = TOP, firsts: dict[str, str] | None = None) -> dict:
+    """ReportData (see linter.reports.html) computed with Spark aggregations;
+    ``firsts``: as placed_sql's."""
     F = _F()
-    placed = placed_findings(findings, tables).cache()
+    placed = placed_findings(findings, tables, firsts).cache()
     try:
         counts: dict[str, dict] = {}
         for dim in ("rule", "site", "version"):
