@@ -7,6 +7,8 @@ linter.reports.html.EstateLocator and count_findings (the local engine's path).
 """
 from __future__ import annotations
 
+import itertools
+
 from linter.engines.spark.sqltext import q, string
 from linter.reports.html import ORGANIZATION, ROW_LIMIT, TOP, UNKNOWN, assemble
 
@@ -99,7 +101,7 @@ def placed_sql(findings: str, views: dict[str, str], firsts: dict[str, str] | No
             f"ON f.`_est` = l.`_est` AND f.`entity_kind` = l.`kind` AND lower(f.`entity_name`) = l.`key`")
 
 
-_VIEWS = iter(range(1 << 62))
+_VIEWS = itertools.count()  # temporary view names of placed_findings
 
 
 def placed_findings(findings, tables: dict, firsts: dict[str, str] | None = None):
