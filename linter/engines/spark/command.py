@@ -256,12 +256,11 @@ def _spark_running() -> bool:
 HEARTBEAT = 10.0
 
 
-PLACED_WITH = ("Site", "Server", "PublicFolderDatabase", "MailboxDatabase", "PublicFolder")
-
-
 def _tables(run) -> dict:
     """The model tables the report and summary place findings with."""
-    return {name: run.model.spark.table(run.model.view(name)) for name in PLACED_WITH}
+    from linter.engines.spark.report import PLACED_KINDS
+
+    return {name: run.model.spark.table(run.model.view(name)) for name in PLACED_KINDS}
 
 
 def _firsts(run) -> dict:
@@ -275,13 +274,13 @@ def _firsts(run) -> dict:
 def _summary(findings, run) -> dict:
     """Counts computed in Spark, placing and counting in one statement; only the
     small grouped results are collected."""
-    from linter.engines.spark.report import placed_sql
+    from linter.engines.spark.report import PLACED_KINDS, placed_sql
 
     view = run.model.alias() + "findings"
     findings.createOrReplaceTempView(view)
     run.model.registered.append(view)
     # a row per finding
-    placed = placed_sql(view, {name: run.model.view(name) for name in PLACED_WITH}, _firsts(run))
+    placed = placed_sql(view, {name: run.model.view(name) for name in PLACED_KINDS}, _firsts(run))
     # the four counts in one query (one Spark job): a grouping set each, told apart by
     # which columns it groups (grouping_id's bits are 1 for the columns it does not)
     sets = {0b1011: "severity", 0b0011: "rule", 0b1101: "site", 0b1110: "version"}

@@ -93,6 +93,15 @@ def _short_plan(frame):
         return frame
 
 
+def first_of_each_name(relation: str) -> str:
+    """SQL of the records of ``relation`` (a view, or a query in parentheses) that
+    are the first of their name in their estate, by file, document and position: the
+    one navigation, placing and duplicate checks resolve a name to. Adds `_first`."""
+    return (f"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY `_est`, `name` "
+            f"ORDER BY `_file`, `_doc`, `_prefix`) AS `_first` FROM {relation} AS `_named` "
+            f"WHERE `name` IS NOT NULL) AS `_ranked` WHERE `_first` = 1")
+
+
 class Model:
     def __init__(self, spark, inventory, checkpoint: bool = True, single: bool = False, lookups: bool = False):
         self.spark = spark
@@ -199,11 +208,9 @@ class Model:
         """The table with one record per (estate, name): the first by file, document, position."""
         key = self.views[table]
         if key not in self._dedup:
-            ranked = (f"SELECT *, row_number() OVER (PARTITION BY `_est`, `name` ORDER BY `_file`, `_doc`, `_prefix`)"
-                      f" AS `_first` FROM {q(key)} WHERE `name` IS NOT NULL")
             record = ", ".join(q(c) for c in self.columns[table])
             frame = self.sql(f"SELECT `_est` AS `_k_est`, `name` AS `_k_name`, struct({record}) AS `_k_rec` "
-                             f"FROM ({ranked}) AS `r` WHERE `_first` = 1")
+                             f"FROM ({first_of_each_name(q(key))}) AS `r`")
             frame = self.keep(frame)
             name = self._view_name(table + "_first")
             frame.createOrReplaceTempView(name)

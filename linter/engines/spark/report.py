@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 
+from linter.engines.spark.model import first_of_each_name
 from linter.engines.spark.sqltext import q, string
 from linter.reports.html import ORGANIZATION, ROW_LIMIT, TOP, UNKNOWN, assemble
 
@@ -28,6 +29,8 @@ PLACING_COLUMNS = {
     "PublicFolderDatabase": ("name", "name__text", "server"),
     "MailboxDatabase": ("name", "name__text", "server"),
 }
+# the model tables placing reads (folders are ranked by placed_sql itself)
+PLACED_KINDS = (*PLACING_COLUMNS, "PublicFolder")
 
 
 def placed_sql(findings: str, views: dict[str, str], firsts: dict[str, str] | None = None) -> str:
@@ -51,11 +54,10 @@ def placed_sql(findings: str, views: dict[str, str], firsts: dict[str, str] | No
         if table in firsts and columns:
             return ("SELECT `_k_est` AS `_est`, "
                     + ", ".join(f"`_k_rec`.{q(c)} AS {q(c)}" for c in columns) + f" FROM {q(firsts[table])}")
-        only = (f" LEFT SEMI JOIN {wanted} AS w ON r.`_est` = w.`_w_est` AND r.`name` = w.`_w_key`"
-                if wanted else "")
-        return (f"SELECT * FROM (SELECT r.*, row_number() OVER (PARTITION BY r.`_est`, r.`name` "
-                f"ORDER BY r.`_file`, r.`_doc`, r.`_prefix`) AS `_n` FROM {q(views[table])} AS r{only} "
-                f"WHERE r.`name` IS NOT NULL) WHERE `_n` = 1")
+        if wanted is None:
+            return first_of_each_name(q(views[table]))
+        return first_of_each_name(f"(SELECT r.* FROM {q(views[table])} AS r LEFT SEMI JOIN {wanted} AS w "
+                                  f"ON r.`_est` = w.`_w_est` AND r.`name` = w.`_w_key`)")
 
     pfdb, _ = STORE_KINDS
     steps = {
@@ -108,14 +110,16 @@ def placed_findings(findings, tables: dict, firsts: dict[str, str] | None = None
     """The findings with server, site, version and store columns (``placed_sql``);
     ``tables``: kind -> the model table's DataFrame; ``firsts``: as placed_sql's."""
     number = next(_VIEWS)
-    names = {kind: f"_exl_place{number}_{kind}" for kind in (*tables, "findings")}
-    for kind, frame in (*tables.items(), ("findings", findings)):
-        frame.createOrReplaceTempView(names[kind])
+    views = {kind: f"_exl_place{number}_{kind}" for kind in tables}
+    findings_view = f"_exl_place{number}_findings"
+    for kind, frame in tables.items():
+        frame.createOrReplaceTempView(views[kind])
+    findings.createOrReplaceTempView(findings_view)
     spark = findings.sparkSession
     try:
-        return spark.sql(placed_sql(names.pop("findings"), names, firsts))
+        return spark.sql(placed_sql(findings_view, views, firsts))
     finally:  # the statement is analysed: it holds the views' plans, not their names
-        for name in (*names.values(), f"_exl_place{number}_findings"):
+        for name in (*views.values(), findings_view):
             spark.catalog.dropTempView(name)
 
 
