@@ -97,6 +97,34 @@ def test_a_failing_spark_that_no_rule_causes_is_not_blamed_on_a_rule(spark, esta
     assert calls == [1]
 
 
+def test_a_model_table_that_fails_is_the_runs_failure_not_the_rules(spark, estate, monkeypatch, tmp_path):
+    """The model's tables are computed on threads of their own while the rules compile
+    (Model.keep); one that fails is the run's failure, raised as when the build computed
+    it itself, not an EXL000 for each rule that reads it."""
+    from linter.engines.spark import model as model_module
+
+    original = model_module.Model.with_facts
+
+    def failing(self, name, view):
+        text = original(self, name, view)
+        if name != "Hierarchy":
+            return text
+        return f"SELECT * FROM ({text}) AS `t` WHERE raise_error('exlint test: a model table fails') IS NULL"
+
+    probed = []
+    original_alone = job.run_alone
+
+    def run_alone(model, rules):
+        probed.append(sorted(rules))
+        return original_alone(model, rules)
+
+    monkeypatch.setattr(model_module.Model, "with_facts", failing)
+    monkeypatch.setattr(job, "run_alone", run_alone)
+    with pytest.raises(Exception, match="a model table fails"):
+        run_spark(spark, [estate], load_rules(), tmp_path)
+    assert probed == [], "the model's failure was first blamed on the rules reading it"
+
+
 def test_exl000_cannot_be_selected_ignored_or_regraded():
     rules = load_rules()
     for config, select, ignore in [(Config(), (), ("EXL000",)), (Config(severity={"EXL000": "info"}), (), ()),

@@ -202,9 +202,11 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     try:
         findings, failures = evaluate(enabled, derived)
     except Exception as exc:  # noqa: BLE001 - one rule's failure must not sink the job
+        model.settle()  # a table of the model that failed is the run's failure, not a rule's
         broken = _failing_rules(spark, model, enabled, exc)
         findings, failures = evaluate({rid: r for rid, r in enabled.items() if rid not in broken},
                                       derived + sorted(broken.items()))
+    model.settle()
     progress.unfollow()
     if stages is not None:
         stages.end()

@@ -16,6 +16,7 @@ import itertools
 
 from linter.engines.spark import records as rows
 from linter.engines.spark.compile import INT, NULL, CompileError, Frame, Rec, Scope, strict_true
+from linter.engines.spark.session import is_connect
 from linter.engines.spark.sqltext import q, typed_null
 from linter.engines.spark.threads import Background
 from linter.engines.spark.xxhash import spark_string_hash
@@ -66,6 +67,21 @@ def keep(frame, checkpoint: bool, single: bool = False):
         return frame
     frame.count()
     return _short_plan(frame)
+
+
+def keep_later(frame, spark):
+    """``frame`` in one partition as a local checkpoint that is computed on a thread
+    of its own, and that thread (threads.Background); None where Spark has no such
+    checkpoint (Spark Connect). Later queries can be planned on the frame at once:
+    a task that needs its partition before the thread has computed it waits for it,
+    or computes it itself (Spark's block manager lets one task write a block)."""
+    if is_connect(spark):
+        return None
+    frame = frame.coalesce(1).localCheckpoint(eager=False)
+    jdf = frame._jdf
+    # counting its rows computes and stores the checkpoint's partition, and the job marks
+    # it checkpointed; a Dataset action, so its tasks see the session's SQL settings
+    return frame, Background(jdf.count, spark)
 
 
 def unestimated(frame):
@@ -135,6 +151,10 @@ class Model:
         self._graph_view: str | None = None
         self._graph_work = None  # threads.Background building the site graph (build)
         self.failures: list[tuple[str, str]] = []  # derived fields that could not compile
+        # tables being computed on threads of their own (Model.keep): those the build
+        # made, whose failure is the run's, and those rules asked for later
+        self._building = False
+        self._computing: list[tuple[bool, Background]] = []
         self.registered: list[str] = []
         for name, frame in inventory.tables.items():
             self.register(name, frame)
@@ -251,10 +271,35 @@ class Model:
         return self._items[key]
 
     def keep(self, frame):
-        """The frame computed now and kept: a local checkpoint in local mode (the
+        """The frame computed and kept: a local checkpoint in local mode (the
         plans of later queries stay small), or persisted with its lineage on a
-        cluster (a lost executor's part is recomputed)."""
+        cluster (a lost executor's part is recomputed). In one partition it is
+        computed on a thread of its own (keep_later) while this one goes on:
+        each such table is one task, and the model's tables, built one after
+        another, kept one core busy and left the other idle."""
+        if self.single:
+            later = keep_later(frame, self.spark)
+            if later is not None:
+                frame, work = later
+                self._computing.append((self._building, work))
+                return frame
         return keep(frame, self.checkpoint, self.single)
+
+    def settle(self) -> None:
+        """Wait for the tables still being computed (Model.keep); raise the first
+        failure of one the build made (it fails the run, as it did when the build
+        computed its tables itself). A table the rules asked for is read by their
+        query, which computes it again where it failed and fails there, as a rule."""
+        computing, self._computing = self._computing, []
+        failed = None
+        for built, work in computing:
+            try:
+                work.result()
+            except Exception as exc:  # noqa: BLE001 - raised below, or the rules' query raises it
+                if built and failed is None:
+                    failed = exc
+        if failed is not None:
+            raise failed
 
     # -- building ---------------------------------------------------------------------------------
     @property
@@ -269,9 +314,15 @@ class Model:
         # The site graph is Python's work (all-pairs cheapest costs: ~3 s at 1,000
         # sites) after two small collects: on a thread of its own it overlaps the
         # derived fields' Spark jobs, which leave this process waiting on the JVM
+        self._building = True
         self._graph_work = Background(self._graph, self.spark)
         # each derived field after those it reads (a column not built yet is a compile error)
         for name, fields in derived_plan(self.tables):
+            if self.single and not fields and not self.tables[name].facts:
+                # kept on its own (as the tables built below are): as a view of the
+                # parsed records' union, each query on it scanned every record of every
+                # table and, in one partition, copied each whole row (404 fields)
+                self.register(name, self.keep(self.sql(f"SELECT * FROM {q(self.views[name])}")))
             if fields:
                 frame = self.keep(self.derive(name, self.views[name], track=True, fields=fields))
                 self.register(name, frame)
@@ -285,6 +336,7 @@ class Model:
                 if name == "Organization":
                     self.org_view = self._organizations()
         self._graph_view = self.graph_view  # waits for the thread: a failure there is the build's
+        self._building = False
         return self
 
     def with_facts(self, name: str, view: str) -> str:
