@@ -122,3 +122,18 @@ def test_a_small_local_run_builds_no_table_through_a_python_worker(spark, monkey
         assert created == []
     finally:
         run.close()
+
+
+@pytest.mark.parametrize("megabytes", [0.5, 3, 9, 37, 50, 111, 365, 1000])
+@pytest.mark.parametrize("cores", [1, 2, 3, 4, 8])
+def test_json_lines_ranges_fill_every_core_and_stay_small(megabytes, cores):
+    # at most CHUNK_BYTES each, two per core once there is over a megabyte, and a multiple
+    # of the cores (37 MB on 2 cores: six ranges of ~6.2 MB, not five of 8 MB and a core idle)
+    total = int(megabytes * 1024 * 1024)
+    chunk = inventory_module.chunk_bytes(total, cores)
+    ranges = -(-total // chunk)
+    assert chunk <= inventory_module.CHUNK_BYTES
+    if total > 1024 * 1024:
+        assert chunk >= 1024 * 1024 or ranges >= 2 * cores
+    if ranges > cores and chunk > 1024 * 1024:
+        assert ranges % cores == 0, (megabytes, cores, chunk, ranges)

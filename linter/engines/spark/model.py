@@ -155,6 +155,8 @@ class Model:
         # made, whose failure is the run's, and those rules asked for later
         self._building = False
         self._computing: list[tuple[bool, Background]] = []
+        if inventory.computing is not None:  # the records' one partition (Inventory.in_one_partition)
+            self._computing.append((True, inventory.computing))
         self.registered: list[str] = []
         for name, frame in inventory.tables.items():
             self.register(name, frame)
