@@ -240,7 +240,7 @@ def chunk_bytes(total: int, parallelism: int) -> int:
     count = -(-total // chunk)
     if count > parallelism and count % parallelism:
         count += parallelism - count % parallelism
-        chunk = max(-(-total // count), min(chunk, 1024 * 1024))
+        chunk = max(-(-total // count), 1024 * 1024)
     return chunk
 
 

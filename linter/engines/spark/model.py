@@ -78,10 +78,9 @@ def keep_later(frame, spark):
     if is_connect(spark):
         return None
     frame = frame.coalesce(1).localCheckpoint(eager=False)
-    jdf = frame._jdf
     # counting its rows computes and stores the checkpoint's partition, and the job marks
     # it checkpointed; a Dataset action, so its tasks see the session's SQL settings
-    return frame, Background(jdf.count, spark)
+    return frame, Background(frame._jdf.count, spark)
 
 
 def unestimated(frame):
@@ -320,14 +319,14 @@ class Model:
         self._graph_work = Background(self._graph, self.spark)
         # each derived field after those it reads (a column not built yet is a compile error)
         for name, fields in derived_plan(self.tables):
-            if self.single and not fields and not self.tables[name].facts:
-                # kept on its own (as the tables built below are): as a view of the
-                # parsed records' union, each query on it scanned every record of every
-                # table and, in one partition, copied each whole row (404 fields)
-                self.register(name, self.keep(self.sql(f"SELECT * FROM {q(self.views[name])}")))
             if fields:
                 frame = self.keep(self.derive(name, self.views[name], track=True, fields=fields))
                 self.register(name, frame)
+            elif self.single and not self.tables[name].facts:
+                # kept on its own (as the tables with derived fields or facts are): as a
+                # view of the parsed records' union, each query on it scanned every record
+                # of every table and, in one partition, copied each whole row (404 fields)
+                self.register(name, self.keep(self.sql(f"SELECT * FROM {q(self.views[name])}")))
             self.done.add(name)
             if name == "Organization":
                 self.org_view = self._organizations()
