@@ -120,9 +120,13 @@ def test_a_model_table_that_fails_is_the_runs_failure_not_the_rules(spark, estat
 
     monkeypatch.setattr(model_module.Model, "with_facts", failing)
     monkeypatch.setattr(job, "run_alone", run_alone)
+    settings = ("spark.sql.defaultSizeInBytes", "spark.sql.autoBroadcastJoinThreshold", "spark.sql.adaptive.enabled")
+    before = {key: spark.conf.get(key, None) for key in settings}
     with pytest.raises(Exception, match="a model table fails"):
         run_spark(spark, [estate], load_rules(), tmp_path)
     assert probed == [], "the model's failure was first blamed on the rules reading it"
+    # the failed run's layout settings do not outlive it in the session
+    assert {key: spark.conf.get(key, None) for key in settings} == before
 
 
 def test_exl000_cannot_be_selected_ignored_or_regraded():

@@ -40,18 +40,22 @@ class EstateRun:
         return {k: sum(s[k] for s in picked) for k in keys}
 
     def close(self) -> None:
+        """Restore the session's settings and drop what the run kept; also for a run
+        that failed part way (job.run: findings, model or inventory may be None)."""
         if self.tuning is not None:
             self.tuning.restore()
         try:
             self.findings.unpersist()
         except Exception:
             pass
-        self.model.unpersist()
-        self.inventory.unpersist()
-        if self.rdds_before is None:
+        if self.model is not None:
+            self.model.unpersist()
+        if self.inventory is not None:
+            self.inventory.unpersist()
+        if self.rdds_before is None or self.tuning is None:
             return
         try:  # local checkpoints and persisted tables of this run
-            spark = self.model.spark
+            spark = self.tuning.session
             persistent = spark.sparkContext._jsc.sc().getPersistentRDDs()
             for rdd_id in list(persistent.keySet().toList()):
                 if rdd_id not in self.rdds_before:
@@ -163,13 +167,33 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         checkpoint = is_local(spark)
     before = _persistent_rdds(spark)
     enabled = {rid: rule for rid, rule in rules.items() if config.enabled(rid, select, ignore)}
-    tuning = RuntimeConf(spark, user_conf)
+    # what the run has set and kept so far, dropped if it fails (its settings would
+    # otherwise outlive it in the session: a one-partition layout's made later runs
+    # of the same session broadcast every table)
+    done = EstateRun(None, None, None, [], before, RuntimeConf(spark, user_conf))
+    try:
+        return _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inline_suppressions, stages,
+                    enabled, done)
+    except BaseException:
+        if done.model is not None:
+            try:  # its tables still being computed, before they are dropped
+                done.model.settle()
+            except Exception:  # noqa: BLE001 - the run's own failure is raised
+                pass
+        done.close()
+        raise
+
+
+def _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inline_suppressions, stages, enabled,
+         done: EstateRun) -> EstateRun:
+    """job.run's work; fills ``done`` (inventory, model, findings) as it goes."""
+    tuning = done.tuning
     tuning.set({"spark.sql.shuffle.partitions": "1"})  # the parse output is small next to its input
     progress.stage("validate", unit="records")
     if stages is not None:
         stages.begin("validate", "read and validate the inventory")
         progress.follow(lambda: _detail_only(stages()))
-    inventory = read_inventory(spark, inputs, checkpoint, driver_parse=is_local(spark))
+    inventory = done.inventory = read_inventory(spark, inputs, checkpoint, driver_parse=is_local(spark))
     progress.unfollow()
     progress.advance(sum(s["records_in"] for s in inventory.stats.values()))
     tuning.restore()
@@ -191,8 +215,9 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     else:
         tuning.set(MANY_PARTITIONS_CONF)
     if single:
-        inventory = inventory.in_one_partition(checkpoint)
-    model = Model(spark, inventory, checkpoint, single, lookups=larger).build()
+        inventory = done.inventory = inventory.in_one_partition(checkpoint)
+    model = done.model = Model(spark, inventory, checkpoint, single, lookups=larger)
+    model.build()
     derived = [(f"{what} (derived field)", why) for what, why in model.failures]
     loader = model.alias() + "loader"
     inventory.findings.createOrReplaceTempView(loader)
@@ -212,7 +237,8 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         stages.end()
     if small:
         findings = findings.coalesce(2)
-    return EstateRun(findings, inventory, model, failures, before, tuning)
+    done.inventory, done.findings, done.failures = inventory, findings, failures
+    return done
 
 
 def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, checkpoint, inline_suppressions, small,
