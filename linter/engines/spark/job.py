@@ -27,12 +27,14 @@ COLUMNS = ", ".join(q(name) for name, _ in FINDING)  # a finding row's columns, 
 
 @dataclass
 class EstateRun:
-    findings: object  # persisted DataFrame (records.FINDING columns)
-    inventory: Inventory
-    model: Model
+    """A run's results and what it set and kept; job.run fills it as it goes, so a run
+    that failed part way has no findings, model or inventory yet (None)."""
+    tuning: RuntimeConf  # session settings to restore on close; its session is the run's
+    findings: object = None  # persisted DataFrame (records.FINDING columns)
+    inventory: Inventory | None = None
+    model: Model | None = None
     failures: list = field(default_factory=list)  # (rule, reason): checks Spark could not compile
     rdds_before: set | None = None  # cached RDDs that existed before the run (kept on close)
-    tuning: object = None  # session settings to restore on close
 
     def stats(self, est: int | None = None) -> dict:
         keys = ("files", "documents", "records_in", "linted")
@@ -40,10 +42,9 @@ class EstateRun:
         return {k: sum(s[k] for s in picked) for k in keys}
 
     def close(self) -> None:
-        """Restore the session's settings and drop what the run kept; also for a run
-        that failed part way (job.run: findings, model or inventory may be None)."""
-        if self.tuning is not None:
-            self.tuning.restore()
+        """Restore the session's settings and drop what the run kept (also what a run
+        that failed part way kept)."""
+        self.tuning.restore()
         try:
             self.findings.unpersist()
         except Exception:
@@ -52,7 +53,7 @@ class EstateRun:
             self.model.unpersist()
         if self.inventory is not None:
             self.inventory.unpersist()
-        if self.rdds_before is None or self.tuning is None:
+        if self.rdds_before is None:
             return
         try:  # local checkpoints and persisted tables of this run
             spark = self.tuning.session
@@ -170,7 +171,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     # what the run has set and kept so far, dropped if it fails (its settings would
     # otherwise outlive it in the session: a one-partition layout's made later runs
     # of the same session broadcast every table)
-    done = EstateRun(None, None, None, [], before, RuntimeConf(spark, user_conf))
+    done = EstateRun(RuntimeConf(spark, user_conf), rdds_before=before)
     try:
         return _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inline_suppressions, stages,
                     enabled, done)
