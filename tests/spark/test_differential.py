@@ -42,7 +42,9 @@ NAVIGATED_NUMERIC = ["server.version", "server.service_pack", "organization.max_
 BOOLEAN = ["use_custom_list", "organization.shadow_redundancy_enabled"]
 
 WORDS = st.sampled_from(["PFDB-A", "pfdb-a", "Straße", "STRASSE", "ünïcødé", "", " ", "a'b", 'q"q', "0", "1.5",
-                         "EX10-A", "ex10-a", "🙂", "None"])
+                         "EX10-A", "ex10-a", "🙂", "None",
+                         # Spark rewrites ${...} in SQL text before parsing it (variable substitution)
+                         "${env:HOME}", "a${x}b", "$", "\\${y}"])
 NUMBERS = st.one_of(st.integers(-3, 3), st.sampled_from([0, 1, 24, 1176, 1177, 43200, 86400, 307200, 2 ** 31,
                                                          -2 ** 31, 2 ** 40]),
                     st.sampled_from([0.5, 1.5, -2.25, 12345678.5, 1e-3, 3.0, 1e16]))
@@ -201,3 +203,28 @@ def test_local_and_spark_agree_on_generated_expressions(spark, tmp_path_factory)
     batch()
     assert len(mixed_batches) >= max(1, BATCHES // 2), \
         f"only {len(mixed_batches)} of {BATCHES} batches held expressions that hold and that do not"
+
+
+def test_dollar_braces_in_rule_text_stay_as_written(spark, tmp_path_factory, monkeypatch):
+    # Spark substitutes ${...} in SQL text before parsing it (an unknown name by
+    # nothing, ${env:X} by the environment's X): a rule's literals reach the SQL as
+    # string literals, which must come out as the local engine reads them
+    monkeypatch.setenv("EXLINT_TEST_SECRET", "leaked")
+    validator = _Validator(load_tables())
+    raw = {"id": "ZDS001", "title": "dollars", "severity": "warning", "summary": "s", "rationale": "r",
+           "source": {"note": "test"}, "table": "PublicFolderDatabase",
+           "when": "'a${x}b' != 'ab' and '${env:EXLINT_TEST_SECRET}' != 'leaked' and name != '$'",
+           "message": "{name}: $ $1 ${name}",  # (braces in a message are placeholders, $word an option)
+           "checks": [{"table": "PublicFolderDatabase"}], "examples": {"bad": [{}], "good": [{}]}}
+    rules = {"ZDS001": parse_rule(raw, validator, "dollars.yaml", {})}
+    store = {"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase", "metadata": {"name": "PFDB-A"},
+             "spec": {"server": "EX10-B", "hierarchy": "Public Folders"}}
+    documents = FIXED + [store]
+    expected = local_findings(documents, rules)
+    messages = [f for f in expected if f[0] == "ZDS001"]
+    assert len(messages) == 1 and "PFDB-A: $ $1 $PFDB-A" in messages[0]
+    text = yaml.safe_dump_all(documents, allow_unicode=True, sort_keys=False).encode("utf-8")
+    found, _, failures = run_spark(spark, [EstateSpec("e", [("estate.yaml", text)])], rules,
+                                   tmp_path_factory.mktemp("dollars"))
+    assert not failures
+    assert Counter(found["e"]) == expected

@@ -22,8 +22,11 @@ def q(name: str) -> str:
 
 
 def string(text: str) -> str:
-    """A SQL string literal (Spark unescapes backslashes in literals)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    """A SQL string literal (Spark unescapes backslashes in literals). A ``$`` is
+    written as its escape ``\\u0024``: Spark rewrites ``${...}`` anywhere in a SQL
+    text before parsing it (variable substitution: an unknown name by nothing,
+    ``${env:X}`` by the environment's X), which would change a rule's ``'${x}'``."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("$", "\\u0024") + "'"
 
 
 def typed_null(kind: str) -> str:
