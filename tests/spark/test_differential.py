@@ -150,15 +150,19 @@ FIXED = [
 ]
 
 
+def raw_rule(rule_id: str, condition: str, message: str) -> dict:
+    """A rule on the stores, as a pack writes it (its examples are not run here)."""
+    return {"id": rule_id, "title": "differential", "severity": "warning", "summary": "s", "rationale": "r",
+            "source": {"note": "test"}, "table": "PublicFolderDatabase", "when": condition, "message": message,
+            "checks": [{"table": "PublicFolderDatabase"}], "examples": {"bad": [{}], "good": [{}]}}
+
+
 def rules_for(expressions: list[tuple[str, str]]) -> dict:
     validator = _Validator(load_tables())
     rules = {}
     for index, (condition, shown) in enumerate(expressions):
         rule_id = f"ZDF{index:03d}"
-        raw = {"id": rule_id, "title": "differential", "severity": "warning", "summary": "s", "rationale": "r",
-               "source": {"note": "test"}, "table": "PublicFolderDatabase", "when": condition,
-               "message": "{name}: " + " ".join("{" + field + "}" for field in shown), "checks": [{"table": "PublicFolderDatabase"}],
-               "examples": {"bad": [{}], "good": [{}]}}  # not run here
+        raw = raw_rule(rule_id, condition, "{name}: " + " ".join("{" + field + "}" for field in shown))
         try:
             rules[rule_id] = parse_rule(raw, validator, "differential.yaml", {})
         except PackError:
@@ -174,6 +178,13 @@ def local_findings(documents: list[dict], rules) -> Counter:
     return Counter({key(f.as_dict()) for f in list(estate.findings) + LocalEngine(estate, rules).run()})
 
 
+def spark_findings(spark, documents: list[dict], rules, directory) -> Counter:
+    text = yaml.safe_dump_all(documents, allow_unicode=True, sort_keys=False).encode("utf-8")
+    found, _, failures = run_spark(spark, [EstateSpec("e", [("estate.yaml", text)])], rules, directory)
+    assert not failures, failures
+    return Counter(found["e"])
+
+
 def test_local_and_spark_agree_on_generated_expressions(spark, tmp_path_factory):
     mixed_batches = []  # batches where some expressions held and some did not
 
@@ -187,15 +198,11 @@ def test_local_and_spark_agree_on_generated_expressions(spark, tmp_path_factory)
         rules = rules_for(expressions)
         documents = FIXED + records
         expected = local_findings(documents, rules)
-        text = yaml.safe_dump_all(documents, allow_unicode=True, sort_keys=False).encode("utf-8")
-        found, _, failures = run_spark(spark, [EstateSpec("e", [("estate.yaml", text)])], rules,
-                                       tmp_path_factory.mktemp("differential"))
-        assert not failures, failures
+        found = spark_findings(spark, documents, rules, tmp_path_factory.mktemp("differential"))
         fired = {f[0] for f in expected if f[0].startswith("ZDF")}
         if 0 < len(fired) < len(rules):
             mixed_batches.append(len(fired))
-        spark_findings = Counter(found["e"])
-        missing, extra = expected - spark_findings, spark_findings - expected
+        missing, extra = expected - found, found - expected
         if missing or extra:
             by_rule = {rid: expressions[int(rid[3:])] for rid in {f[0] for f in list(missing) + list(extra)}}
             pytest.fail(f"local only: {sorted(missing)[:5]}\nspark only: {sorted(extra)[:5]}\nexpressions: {by_rule}")
@@ -210,21 +217,13 @@ def test_dollar_braces_in_rule_text_stay_as_written(spark, tmp_path_factory, mon
     # nothing, ${env:X} by the environment's X): a rule's literals reach the SQL as
     # string literals, which must come out as the local engine reads them
     monkeypatch.setenv("EXLINT_TEST_SECRET", "leaked")
-    validator = _Validator(load_tables())
-    raw = {"id": "ZDS001", "title": "dollars", "severity": "warning", "summary": "s", "rationale": "r",
-           "source": {"note": "test"}, "table": "PublicFolderDatabase",
-           "when": "'a${x}b' != 'ab' and '${env:EXLINT_TEST_SECRET}' != 'leaked' and name != '$'",
-           "message": "{name}: $ $1 ${name}",  # (braces in a message are placeholders, $word an option)
-           "checks": [{"table": "PublicFolderDatabase"}], "examples": {"bad": [{}], "good": [{}]}}
-    rules = {"ZDS001": parse_rule(raw, validator, "dollars.yaml", {})}
+    raw = raw_rule("ZDS001", "'a${x}b' != 'ab' and '${env:EXLINT_TEST_SECRET}' != 'leaked' and name != '$'",
+                   "{name}: $ $1 ${name}")  # (braces in a message are placeholders, $word an option)
+    rules = {"ZDS001": parse_rule(raw, _Validator(load_tables()), "dollars.yaml", {})}
     store = {"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase", "metadata": {"name": "PFDB-A"},
              "spec": {"server": "EX10-B", "hierarchy": "Public Folders"}}
     documents = FIXED + [store]
     expected = local_findings(documents, rules)
     messages = [f for f in expected if f[0] == "ZDS001"]
     assert len(messages) == 1 and "PFDB-A: $ $1 $PFDB-A" in messages[0]
-    text = yaml.safe_dump_all(documents, allow_unicode=True, sort_keys=False).encode("utf-8")
-    found, _, failures = run_spark(spark, [EstateSpec("e", [("estate.yaml", text)])], rules,
-                                   tmp_path_factory.mktemp("dollars"))
-    assert not failures
-    assert Counter(found["e"]) == expected
+    assert spark_findings(spark, documents, rules, tmp_path_factory.mktemp("dollars")) == expected
