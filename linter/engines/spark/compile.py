@@ -60,13 +60,21 @@ class Join:
     (_k_est, _k_name, _k_rec) with the whole record packed in ``_k_rec``, so that
     every join of one table reads the same columns and Spark broadcasts it once
     per query (exchange reuse). ``subquery``: an aggregate joined back instead,
-    whose columns have unique names."""
+    whose columns have unique names.
+
+    A relation derived from the frame (Frame.relation) carries on only the fields
+    of the record that its readers read (``read``, filled as they compile; the
+    relation is rendered after them): the whole record, carried through every
+    sort, window and join above, made Spark generate and compile code copying
+    each of its fields at every step (docs/spark.md, session 33)."""
 
     def __init__(self, alias: str, source, on: str, subquery: bool = False):
         self.alias = alias
         self.source = source  # view name, or a callable returning the subquery SQL
         self.on = on
         self.subquery = subquery
+        self.read: set[str] = set()  # fields of the record read through a derived relation
+        self.whole = False  # the record is read whole there (the site graph's arrays)
 
     def render(self) -> str:
         if self.subquery:
@@ -77,7 +85,20 @@ class Join:
         """How the join's columns appear in a relation derived from the frame."""
         if self.subquery:
             return f"{q(self.alias)}.*"
-        return f"{q(self.alias)}.{q(LOOKUP_REC)} AS {q(self.alias + 'rec')}"
+        record = f"{q(self.alias)}.{q(LOOKUP_REC)}"
+        if not self.whole:  # a missing record reads as NULL fields either way
+            fields = ", ".join(f"{string(name)}, {record}.{q(name)}" for name in sorted(self.read))
+            record = f"named_struct({fields})" if fields else "CAST(NULL AS STRUCT<`_`: INT>)"
+        return f"{record} AS {q(self.alias + 'rec')}"
+
+    def exposed_field(self, name: str) -> str:
+        """A field of the record as a derived relation exposes it (``exposed``)."""
+        self.read.add(name)
+        return f"{q(self.alias + 'rec')}.{q(name)}"
+
+    def exposed_whole(self) -> str:
+        self.whole = True
+        return q(self.alias + "rec")
 
 
 @dataclass(eq=False)
@@ -268,7 +289,7 @@ class Frame:
             return q(rec.prefix + name)
         if rec.join in self.steps:
             return f"{q(rec.join.alias)}.{q(LOOKUP_REC)}.{q(name)}"
-        return f"{q(rec.join.alias + 'rec')}.{q(name)}"
+        return rec.join.exposed_field(name)
 
     def field(self, rec: Rec, name: str) -> Val:
         model = self.model
@@ -324,7 +345,7 @@ class Frame:
             self.hints.append(self.graph.alias)
         if self.graph in self.steps:
             return f"{q(self.graph.alias)}.{q(LOOKUP_REC)}"
-        return q(self.graph.alias + "rec")
+        return self.graph.exposed_whole()
 
     def nav(self, path: tuple, scope: Scope) -> Val:
         first = path[0]
@@ -632,8 +653,9 @@ class Frame:
                 self.hints.append(alias)
             self.navs[key] = join
         join = self.navs[key]
-        column = f"{q(join.alias)}.{q(LOOKUP_REC)}" if join in self.steps else q(join.alias + "rec")
-        return f"{column}.v", kind
+        if join in self.steps:
+            return f"{q(join.alias)}.{q(LOOKUP_REC)}.v", kind
+        return join.exposed_field("v"), kind
 
     def pairs_sql(self, values: str, texts: str | None) -> str:
         """The list as an array of (v: value, t: text as written) structs."""

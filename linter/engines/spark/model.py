@@ -108,6 +108,17 @@ def _short_plan(frame):
         return frame
 
 
+def lookup_columns(columns: list[str]) -> list[str]:
+    """The columns of a record that navigation can read from a lookup: its fields
+    and their texts, not where it is written (``_file``, ``_marks``, ...) nor whether
+    a field was written (``__set``: `written()` reads the scope's own record or the
+    Organization). Every operator Spark compiles over a joined record generates code
+    copying each of its fields, most of it never run and all of it compiled
+    (docs/spark.md, session 33); a field read here but left out fails the query's
+    analysis, never reads as NULL."""
+    return [c for c in columns if not c.startswith("_") and not c.endswith("__set")]
+
+
 def first_of_each_name(relation: str) -> str:
     """SQL of the records of ``relation`` (a view, or a query in parentheses) that
     are the first of their name in their estate, by file, document and position: the
@@ -226,10 +237,12 @@ class Model:
         self.frames[table] = frame
 
     def dedup_view(self, table: str) -> str:
-        """The table with one record per (estate, name): the first by file, document, position."""
+        """The table with one record per (estate, name): the first by file, document,
+        position; the record packed without its position and bookkeeping columns
+        (``lookup_columns``)."""
         key = self.views[table]
         if key not in self._dedup:
-            record = ", ".join(q(c) for c in self.columns[table])
+            record = ", ".join(q(c) for c in lookup_columns(self.columns[table]))
             frame = self.sql(f"SELECT `_est` AS `_k_est`, `name` AS `_k_name`, struct({record}) AS `_k_rec` "
                              f"FROM ({first_of_each_name(q(key))}) AS `r`")
             frame = self.keep(frame)
@@ -419,7 +432,8 @@ class Model:
                 default_view = self._view_name("Organization_default_derived")
                 derived.createOrReplaceTempView(default_view)
             parts.append(f"SELECT {columns} FROM {q(default_view)}")
-        record = ", ".join(f"`o`.{q(c)}" for c in self.columns["Organization"])
+        # as lookups pack a record (lookup_columns), but `written()` reads the Organization's `__set`
+        record = ", ".join(f"`o`.{q(c)}" for c in self.columns["Organization"] if not c.startswith("_"))
         union = " UNION ALL ".join(parts)
         if any(c in facts for c in self.columns["Organization"]):  # facts are known: count for the defaults too
             union_view = self._view_name("Organization_all")
