@@ -59,8 +59,8 @@ class Join:
     """``LEFT JOIN <lookup view> AS alias ON ...``: a lookup view has the columns
     (_k_est, _k_name, _k_rec) with the record's fields and texts packed in
     ``_k_rec`` (model.lookup_columns), so that every join of one table reads the
-    same columns and Spark broadcasts it once per query (exchange reuse). ``subquery``: an aggregate joined back instead,
-    whose columns have unique names.
+    same columns and Spark broadcasts it once per query (exchange reuse).
+    ``subquery``: an aggregate joined back instead, whose columns have unique names.
 
     A relation derived from the frame (Frame.relation) carries on only the fields
     of the record that its readers read (``read``, filled as they compile; the

@@ -432,7 +432,8 @@ class Model:
                 default_view = self._view_name("Organization_default_derived")
                 derived.createOrReplaceTempView(default_view)
             parts.append(f"SELECT {columns} FROM {q(default_view)}")
-        # as lookups pack a record (lookup_columns), but `written()` reads the Organization's `__set`
+        # packed as a lookup packs a record (lookup_columns), but with the `__set` flags that
+        # `written(organization.x)` reads
         record = ", ".join(f"`o`.{q(c)}" for c in self.columns["Organization"] if not c.startswith("_"))
         union = " UNION ALL ".join(parts)
         if any(c in facts for c in self.columns["Organization"]):  # facts are known: count for the defaults too
