@@ -31,6 +31,7 @@ def test_a_lookup_packs_fields_and_texts_only(spark):
         assert {"_file", "_line", "_marks", "_rid"} <= left_out
         assert all(c.startswith("_") or c.endswith("__set") for c in left_out)
         organization = spark.table(model.org_view).schema["_k_rec"].dataType.fieldNames()
+        assert organization == lookup_columns(model.columns["Organization"], written=True)
         assert not [c for c in organization if c.startswith("_")], organization
         assert any(c.endswith("__set") for c in organization)  # written(organization.x) reads them
     finally:

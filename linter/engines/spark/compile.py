@@ -287,9 +287,16 @@ class Frame:
     def column(self, rec: Rec, name: str) -> str:
         if rec.join is None:
             return q(rec.prefix + name)
-        if rec.join in self.steps:
-            return f"{q(rec.join.alias)}.{q(LOOKUP_REC)}.{q(name)}"
-        return rec.join.exposed_field(name)
+        return self.joined(rec.join, name)
+
+    def joined(self, join: Join, name: str | None = None) -> str:
+        """A field of a joined record (None: the whole record), read where this
+        frame joins it or through the relation derived from the frame that did
+        (Join.exposed)."""
+        if join in self.steps:
+            record = f"{q(join.alias)}.{q(LOOKUP_REC)}"
+            return record if name is None else f"{record}.{q(name)}"
+        return join.exposed_whole() if name is None else join.exposed_field(name)
 
     def field(self, rec: Rec, name: str) -> Val:
         model = self.model
@@ -343,9 +350,7 @@ class Frame:
         if self.graph is None:
             self.graph = self._lookup(self.model.graph_view, None)
             self.hints.append(self.graph.alias)
-        if self.graph in self.steps:
-            return f"{q(self.graph.alias)}.{q(LOOKUP_REC)}"
-        return self.graph.exposed_whole()
+        return self.joined(self.graph)
 
     def nav(self, path: tuple, scope: Scope) -> Val:
         first = path[0]
@@ -652,10 +657,7 @@ class Frame:
             if self.model.broadcast_items(rec.table.name):
                 self.hints.append(alias)
             self.navs[key] = join
-        join = self.navs[key]
-        if join in self.steps:
-            return f"{q(join.alias)}.{q(LOOKUP_REC)}.v", kind
-        return join.exposed_field("v"), kind
+        return self.joined(self.navs[key], "v"), kind
 
     def pairs_sql(self, values: str, texts: str | None) -> str:
         """The list as an array of (v: value, t: text as written) structs."""

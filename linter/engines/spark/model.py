@@ -108,15 +108,15 @@ def _short_plan(frame):
         return frame
 
 
-def lookup_columns(columns: list[str]) -> list[str]:
+def lookup_columns(columns: list[str], written: bool = False) -> list[str]:
     """The columns of a record that navigation can read from a lookup: its fields
-    and their texts, not where it is written (``_file``, ``_marks``, ...) nor whether
-    a field was written (``__set``: `written()` reads the scope's own record or the
-    Organization). Every operator Spark compiles over a joined record generates code
-    copying each of its fields, most of it never run and all of it compiled
-    (docs/spark.md, session 33); a field read here but left out fails the query's
-    analysis, never reads as NULL."""
-    return [c for c in columns if not c.startswith("_") and not c.endswith("__set")]
+    and their texts, not where it is written (``_file``, ``_marks``, ...) nor, unless
+    ``written``, whether a field was written (``__set``: `written()` reads the scope's
+    own record or the Organization's). Every operator Spark compiles over a joined
+    record generates code copying each of its fields, most of it never run and all
+    of it compiled (docs/spark.md, session 33); a field read here but left out fails
+    the query's analysis, never reads as NULL."""
+    return [c for c in columns if not c.startswith("_") and (written or not c.endswith("__set"))]
 
 
 def first_of_each_name(relation: str) -> str:
@@ -432,9 +432,7 @@ class Model:
                 default_view = self._view_name("Organization_default_derived")
                 derived.createOrReplaceTempView(default_view)
             parts.append(f"SELECT {columns} FROM {q(default_view)}")
-        # packed as a lookup packs a record (lookup_columns), but with the `__set` flags that
-        # `written(organization.x)` reads
-        record = ", ".join(f"`o`.{q(c)}" for c in self.columns["Organization"] if not c.startswith("_"))
+        record = ", ".join(f"`o`.{q(c)}" for c in lookup_columns(self.columns["Organization"], written=True))
         union = " UNION ALL ".join(parts)
         if any(c in facts for c in self.columns["Organization"]):  # facts are known: count for the defaults too
             union_view = self._view_name("Organization_all")
