@@ -69,23 +69,20 @@ def _organization_count_spark(model: "Model", rule: "Rule") -> list[str]:
     parts = []
     absent = [est for est in model.estates
               if model.org_counts.get(est, 0) == 0 and model.linted.get(est, 0) > 0]
-    if absent:
+    if absent:  # about no record: no position (forms.place)
         values = ", ".join(f"({est})" for est in absent)
-        parts.append(f"SELECT `_est`, {string(rule.id)} AS rule, {string(rule.severity)} AS severity, "
-                     f"{string(ORG_ABSENT)} AS message, CAST(NULL AS STRING) AS file, CAST(NULL AS BIGINT) AS line, "
-                     f"CAST(NULL AS BIGINT) AS `column`, CAST(NULL AS STRING) AS path, "
-                     f"CAST(NULL AS STRING) AS entity_kind, CAST(NULL AS STRING) AS entity_name "
-                     f"FROM VALUES {values} AS t(`_est`)")
+        parts.append(f"SELECT `_est`, CAST(NULL AS BIGINT) AS `_rid`, {string(rule.id)} AS `rule`, "
+                     f"{string(rule.severity)} AS `severity`, {string(ORG_ABSENT)} AS `message`, "
+                     f"CAST(array() AS ARRAY<STRING>) AS `cands` FROM VALUES {values} AS t(`_est`)")
     if any(count > 1 for count in model.org_counts.values()):
         view = q(model.view("Organization"))
         cands = forms.candidates(Rec("", model.tables["Organization"]), ("metadata", "name"))
         before, _, after = ORG_SEVERAL.partition("{count}")
-        meta = ", ".join(q(c) for c in forms.META)
-        rows = (f"SELECT {model.join_hint()}{meta}, {string(rule.id)} AS `rule`, {string(rule.severity)} AS `severity`, "
-                f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS `message`, {cands} AS `cands` "
-                f"FROM {view} JOIN (SELECT `_est` AS `_oe`, count(1) AS `_oc` FROM {view} GROUP BY `_est` "
-                f"HAVING count(1) > 1) AS `c` ON `_est` = `_oe`")
-        parts.append(forms.locate(model, rows))
+        parts.append(f"SELECT {model.join_hint()}`_est`, `_rid`, {string(rule.id)} AS `rule`, "
+                     f"{string(rule.severity)} AS `severity`, "
+                     f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS `message`, {cands} AS `cands` "
+                     f"FROM {view} JOIN (SELECT `_est` AS `_oe`, count(1) AS `_oc` FROM {view} GROUP BY `_est` "
+                     f"HAVING count(1) > 1) AS `c` ON `_est` = `_oe`")
     return parts
 
 

@@ -51,7 +51,7 @@ def _joins(spark, model, rule_id: str) -> list[str]:
     parts, _ = job.rule_findings(model, {rule_id: RULES[rule_id]})
     nodes = []
     for part in parts:
-        plan = spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(model.alias())}")._jdf.queryExecution() \
+        plan = spark.sql(f"SELECT {job.FIRED_COLUMNS} FROM ({part}) AS {q(model.alias())}")._jdf.queryExecution() \
             .executedPlan()
         if plan.getClass().getSimpleName() == "AdaptiveSparkPlanExec":
             plan = plan.inputPlan()
@@ -116,7 +116,7 @@ def test_many_partitions_compile_the_scans_of_the_records(spark, monkeypatch, co
     try:
         parts, _ = job.rule_findings(run.model, {"REP003": RULES["REP003"]})  # a predicate on PublicFolder
         scans = [scan for part in parts for scan in interpreted_scans(
-            spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(run.model.alias())}")._jdf.queryExecution()
+            spark.sql(f"SELECT {job.FIRED_COLUMNS} FROM ({part}) AS {q(run.model.alias())}")._jdf.queryExecution()
             .executedPlan())]
         union_scans = [scan for scan in scans if "PublicFolder#" in scan]
         if conf_applied:
@@ -141,7 +141,7 @@ def test_the_larger_one_partition_layout_broadcasts_lookups_and_stays_in_one_par
             assert partitioning(spark.table(view)) == "SinglePartition", table
         parts, _ = job.rule_findings(run.model, {"DUP003": RULES["DUP003"]})
         nodes = [name for part in parts
-                 for name in plan_nodes(spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(run.model.alias())}")
+                 for name in plan_nodes(spark.sql(f"SELECT {job.FIRED_COLUMNS} FROM ({part}) AS {q(run.model.alias())}")
                                         ._jdf.queryExecution().executedPlan())]
         assert "BroadcastHashJoinExec" in nodes and "SortMergeJoinExec" not in nodes
         assert "ShuffleExchangeExec" not in nodes
@@ -170,7 +170,7 @@ def test_no_rule_query_shuffles_or_broadcasts(sample_run, rule_id):
     parts, failures = job.rule_findings(model, {rule_id: RULES[rule_id]})
     assert failures == [] and parts
     for part in parts:
-        plan = model.spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(model.alias())}")._jdf \
+        plan = model.spark.sql(f"SELECT {job.FIRED_COLUMNS} FROM ({part}) AS {q(model.alias())}")._jdf \
             .queryExecution().executedPlan()
         found = EXCHANGES & set(plan_nodes(plan))
         assert not found, f"{rule_id}: {sorted(found)} in\n{plan.toString()[:3000]}"
@@ -202,7 +202,7 @@ def test_no_rule_query_scans_the_records_of_every_table(spark, monkeypatch, larg
                                                  if any(c.form != "builtin" for c in rule.checks)})
         assert parts
         for part in parts:
-            plan = spark.sql(f"SELECT {job.COLUMNS} FROM ({part}) AS {q(run.model.alias())}")._jdf \
+            plan = spark.sql(f"SELECT {job.FIRED_COLUMNS} FROM ({part}) AS {q(run.model.alias())}")._jdf \
                 .queryExecution().executedPlan()
             for output in scans(plan):
                 assert "_t#" not in output and "PublicFolder#" not in output, f"{output}\n{part[:300]}"

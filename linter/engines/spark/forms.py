@@ -1,7 +1,8 @@
 """What every form's Spark SQL shares (the forms themselves: linter/forms/):
-where a finding points (candidate paths, resolved against ``_marks``), its
-struct (rule, severity, message), and ``fired``, which turns the structs a row
-raises into finding rows (records.FINDING columns).
+where a finding points (candidate paths, resolved against the record's ``_marks``
+by ``place``), its struct (rule, severity, message), and ``fired``, which turns
+the structs a row raises into fired rows (FIRED columns) that ``place`` makes
+findings (records.FINDING columns).
 
 Predicate checks of one table are evaluated together (linter.forms.predicate):
 one SELECT builds an array of the findings each row raises (one element per
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from linter.engines.spark.compile import Frame, Rec, Scope, display, strict_true
 from linter.engines.spark.model import Model
+from linter.engines.spark.records import POSITION
 from linter.engines.spark.sqltext import q, string
 from linter.findings import format_path
 
@@ -60,14 +62,28 @@ def candidates(rec: Rec, relative: tuple) -> str:
     return f"array({', '.join(out)})"
 
 
-def locate(model: Model, relation: str) -> str:
-    """Findings with positions from rows (meta columns, rule, severity, message,
-    cands): the first candidate written in ``_marks`` gives path, line and column
-    (linter.policy.locate.locate); none: the document's own position."""
+def place(model: Model, fired_view: str) -> str:
+    """Findings (records.FINDING columns) of the fired rows in ``fired_view``
+    (FIRED columns): each placed on the record it names by ``_rid``. The first of
+    its candidate paths written in the record's ``_marks`` gives path, line and
+    column (linter.policy.locate.locate); none: the document's own position; no
+    record (``_rid`` NULL): no position.
+
+    Rule queries carry the record's id rather than its position columns (``_marks``,
+    a map of arrays, above all): every operator Spark compiles for them wrote code
+    copying each column it carries (docs/spark.md, session 34). The positions of the
+    records that fired are picked from all records by a semi join against their ids
+    (broadcast: a few per finding), and joined to the findings, both small."""
     var = model.lambda_var()
     a = model.alias()
+    ids = f"SELECT `_est` AS {q(a + 'ie')}, `_rid` AS {q(a + 'ir')} FROM {q(fired_view)} WHERE `_rid` IS NOT NULL"
+    picked = (f"SELECT {model.broadcast_hint(a + 'ids')}`_est` AS {q(a + 'pe')}, `_rid` AS {q(a + 'pr')}, "
+              f"{', '.join(q(c) for c in POSITION)} FROM {q(model.positions)} AS {q(a + 'all')} "
+              f"LEFT SEMI JOIN ({ids}) AS {q(a + 'ids')} ON `_est` = {q(a + 'ie')} AND `_rid` = {q(a + 'ir')}")
+    joined = (f"SELECT * FROM {q(fired_view)} AS {q(a + 'f')} LEFT JOIN ({picked}) AS {q(a + 'p')} "
+              f"ON {q(a + 'f')}.`_est` = {q(a + 'pe')} AND {q(a + 'f')}.`_rid` = {q(a + 'pr')}")
     hit = f"filter(`cands`, {var} -> element_at(`_marks`, {var}) IS NOT NULL)[0]"
-    found = (f"SELECT *, {hit} AS {q(a + 'hit')} FROM ({relation}) AS {q(a + 'in')}")
+    found = f"SELECT *, {hit} AS {q(a + 'hit')} FROM ({joined}) AS {q(a + 'in')}"
     mark = f"element_at(`_marks`, {q(a + 'hit')})"
     has_entity = "(`_entity` IS NOT NULL AND `_entity` <> '')"
     return (f"SELECT `_est`, `rule`, `severity`, `message`, `_file` AS `file`, "
@@ -75,12 +91,12 @@ def locate(model: Model, relation: str) -> str:
             f"CAST(coalesce({mark}[1], `_column`) AS BIGINT) AS `column`, "
             f"nullif({q(a + 'hit')}, '') AS `path`, "
             f"CASE WHEN {has_entity} THEN `_kind` END AS `entity_kind`, "
-            f"CASE WHEN {has_entity} THEN `_entity` END AS `entity_name` FROM ({found}) AS {q(a + 'f')}")
+            f"CASE WHEN {has_entity} THEN `_entity` END AS `entity_name` FROM ({found}) AS {q(a + 'x')}")
 
 
 def finding(frame: Frame, rule: Rule, check: Check, scope: Scope, relative: tuple) -> str:
     """The finding struct of the scope's record (LocalEngine.finding); its
-    position is resolved from ``cands`` after the explode (see ``locate``)."""
+    position is resolved from ``cands`` after the explode (see ``place``)."""
     severity = string(rule.severity)
     levels = [(level, check.severity_when[level]) for level in ("error", "warning", "info")
               if level in check.severity_when]
@@ -94,16 +110,16 @@ def finding(frame: Frame, rule: Rule, check: Check, scope: Scope, relative: tupl
             f"'cands', {candidates(scope.record, relative)})")
 
 
-META = ["_est", "_file", "_kind", "_entity", "_marks", "_line", "_column"]
+# what a rule query yields: a finding, the record it is about (``_rid``), and the
+# paths it may point at (``cands``); ``place`` gives it its position
+FIRED = ["_est", "_rid", "rule", "severity", "message", "cands"]
 
 
 def fired(frame: Frame, structs: list[str]) -> str:
-    """Findings (records.FINDING columns) of the structs that fired
+    """Fired rows (FIRED columns) of the structs that fired
     (``structs``: CASE WHEN <fires> THEN struct END, one per check)."""
     var = frame.model.lambda_var()
-    exploded = frame.select([q(c) for c in META]
-                            + [f"inline(filter(array({', '.join(structs)}), {var} -> {var} IS NOT NULL))"])
-    return locate(frame.model, exploded)
+    return frame.select(["`_est`", "`_rid`", f"inline(filter(array({', '.join(structs)}), {var} -> {var} IS NOT NULL))"])
 
 
 def fires_when(frame: Frame, node, scope: Scope) -> str:

@@ -335,6 +335,7 @@ class Inventory:
     suppressions: object  # the YAML files' inline suppressions (SUPPRESSION columns); None when none
     stats: dict  # estate -> {files, documents, records_in, linted}
     counts: dict  # table name -> number of records (all estates)
+    positions: object  # DataFrame: where each record is written (records.POSITION columns), any table
     computing: object = None  # threads.Background still computing the kept partition (in_one_partition)
 
     def in_one_partition(self, checkpoint: bool) -> "Inventory":
@@ -347,8 +348,9 @@ class Inventory:
         frame = unestimated(self.union[0])
         later = keep_later(frame, frame.sparkSession) if checkpoint else None
         one, computing = later if later is not None else (keep(frame, checkpoint, single=True), None)
-        tables, findings, suppressions = _split(one, self.suppressions is not None)
-        return Inventory(self.union + [one], tables, findings, suppressions, self.stats, self.counts, computing)
+        tables, findings, suppressions, positions = _split(one, self.suppressions is not None)
+        return Inventory(self.union + [one], tables, findings, suppressions, self.stats, self.counts, positions,
+                         computing)
 
     def unpersist(self) -> None:
         for frame in self.union:
@@ -438,9 +440,9 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
         stats.setdefault(item.estate, {name: 0 for name, _ in rows.STATS[1:]})
         if item.format == "parquet":  # no per-file stats rows
             stats[item.estate]["files"] += 1
-    tables, findings, suppressions = _split(union, bool(tag_counts.get(SUPPRESSION_TAG)))
+    tables, findings, suppressions, positions = _split(union, bool(tag_counts.get(SUPPRESSION_TAG)))
     counts = {name: int(tag_counts.get(name, 0)) for name in load_tables()}
-    return Inventory(kept, tables, findings, suppressions, stats, counts)
+    return Inventory(kept, tables, findings, suppressions, stats, counts, positions)
 
 
 def _tally(groups) -> tuple[dict, dict]:
@@ -519,16 +521,22 @@ def _bytes(paths) -> int:
     return total
 
 
-def _split(union, has_suppressions: bool) -> tuple[dict, object, object]:
-    """The tables' records, the findings and the suppressions (None: none) of the parse's rows."""
+def _split(union, has_suppressions: bool) -> tuple[dict, object, object, object]:
+    """The tables' records, the findings, the suppressions (None: none) and the
+    records' positions (any table's, in one scan: a row holds one table's record)
+    of the parse's rows."""
     from pyspark.sql import functions as F
 
-    tables = {name: union.filter(F.col("_t") == name).select(f"`{name}`.*") for name in load_tables()}
+    names = list(load_tables())
+    tables = {name: union.filter(F.col("_t") == name).select(f"`{name}`.*") for name in names}
     findings = union.filter(F.col("_t") == FINDING_TAG).select(f"{FINDING_TAG}.*")
     suppressions = None
     if has_suppressions:
         suppressions = union.filter(F.col("_t") == SUPPRESSION_TAG).select(f"{SUPPRESSION_TAG}.*")
-    return tables, findings, suppressions
+    positions = union.filter(F.col("_t").isin(names)).select(
+        *[F.coalesce(*[F.col(f"`{name}`.`{column}`") for name in names]).alias(column)
+          for column in ["_est", "_rid"] + rows.POSITION])
+    return tables, findings, suppressions, positions
 
 
 def _shifted(function, offset: int):

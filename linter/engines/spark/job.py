@@ -9,6 +9,7 @@ import functools
 from dataclasses import dataclass, field
 
 from linter.engines.spark.compile import CompileError
+from linter.engines.spark.forms import FIRED, place
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, local_frame, spark_schema
@@ -23,6 +24,7 @@ from linter.suppressions import UNUSED_MESSAGE, UNUSED_RULE, unknown_rule_messag
 
 BUILTIN_IDS = (RULE_FAILED, "EXL001", "EXL002", "EXL003", "EXL004", "EXL005")
 COLUMNS = ", ".join(q(name) for name, _ in FINDING)  # a finding row's columns, in order
+FIRED_COLUMNS = ", ".join(q(name) for name in FIRED)  # a rule query's row's columns, in order
 
 
 @dataclass
@@ -248,25 +250,34 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
     that could not run: ``failures`` plus those the compiler refuses."""
     parts, refused = rule_findings(model, enabled)
     failures = failures + refused
-    queries = [f"SELECT {COLUMNS} FROM ({p}) AS {q(model.alias())}" for p in parts]
-    if model.single and len(queries) > 1 and not is_connect(spark):  # (a Connect client plans nothing itself)
-        # In one partition the rules' findings are one task, and most of their time is
-        # the driver analysing and planning the union, on one core: two halves, each
-        # planned and kept in a thread of its own, use both (the sample's rules 10.5 s
-        # -> 7.2 s, fresh JVM). Their SQL is compiled above, in this thread (the model
-        # creates views as the compiler asks for them).
-        findings = spark.sql(f"SELECT {COLUMNS} FROM {q(loader)}")
-        for half in in_threads(lambda half: keep(spark.sql(" UNION ALL ".join(half)).coalesce(1), checkpoint, True),
-                                [queries[0::2], queries[1::2]], spark):
-            findings = findings.unionByName(half)
-    else:
-        findings = spark.sql(" UNION ALL ".join([f"SELECT {COLUMNS} FROM {q(loader)}"] + queries))
+    queries = [f"SELECT {FIRED_COLUMNS} FROM ({p}) AS {q(model.alias())}" for p in parts]
+    findings = spark.sql(f"SELECT {COLUMNS} FROM {q(loader)}")
+    if queries:
+        # the rules' fired rows, kept: placing them reads them twice (forms.place)
+        if model.single and len(queries) > 1 and not is_connect(spark):  # (a Connect client plans nothing itself)
+            # In one partition the rules' findings are one task, and most of their time is
+            # the driver analysing and planning the union, on one core: two halves, each
+            # planned and kept in a thread of its own, use both (the sample's rules 10.5 s
+            # -> 7.2 s, fresh JVM). Their SQL is compiled above, in this thread (the model
+            # creates views as the compiler asks for them).
+            first, second = in_threads(
+                lambda half: keep(spark.sql(" UNION ALL ".join(half)).coalesce(1), checkpoint, True),
+                [queries[0::2], queries[1::2]], spark)
+            fired = first.unionByName(second).coalesce(1)
+        else:
+            # The union has a partition or more per rule query (171 at 10,000 servers), and a
+            # task of it deserializes the plan of the whole union (~0.12 s each, 40% of the
+            # stage's time at 10,000 servers): a few tasks per core do the same work sooner.
+            fired = spark.sql(" UNION ALL ".join(queries))
+            fired = keep(fired.coalesce(1 if model.single else 2 if small else 4 * parallelism(spark)), checkpoint,
+                         model.single)
+        fired_view = model.alias() + "fired"
+        fired.createOrReplaceTempView(fired_view)
+        model.registered.append(fired_view)
+        findings = findings.unionByName(spark.sql(place(model, fired_view)))
     extra = failure_findings(spark, model, failures)
     if extra is not None:
         findings = findings.unionByName(extra)
-    # The union has a partition or more per rule query (171 at 10,000 servers), and a
-    # task of it deserializes the plan of the whole union (~0.12 s each, 40% of the
-    # stage's time at 10,000 servers): a few tasks per core do the same work sooner.
     findings = findings.coalesce(1 if model.single else 2 if small else 4 * parallelism(spark))
     # computed once; suppressing, writing, counting and printing read it
     findings = keep(finalize(findings, rules, config, select, ignore), checkpoint)
@@ -305,7 +316,7 @@ def run_alone(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list]:
     compiler refused, as rule_findings does."""
     parts, refused = rule_findings(model, rules)
     for part in parts:
-        model.spark.sql(f"SELECT {COLUMNS} FROM ({part}) AS {q(model.alias())}").write.format("noop") \
+        model.spark.sql(f"SELECT {FIRED_COLUMNS} FROM ({part}) AS {q(model.alias())}").write.format("noop") \
             .mode("overwrite").save()
     return parts, refused
 

@@ -170,6 +170,10 @@ class Model:
         self.registered: list[str] = []
         for name, frame in inventory.tables.items():
             self.register(name, frame)
+        # where every record is written: rule queries carry a record's id, not its
+        # position, and the findings are placed in one join at the end (forms.place)
+        self.positions = self._view_name("positions")
+        inventory.positions.createOrReplaceTempView(self.positions)
 
     # -- helpers used by the compiler ---------------------------------------------------------
     def alias(self) -> str:

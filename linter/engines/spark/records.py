@@ -32,6 +32,8 @@ META = [
     ("_file", "string"), ("_doc", "long"), ("_prefix", "string"), ("_line", "long"), ("_column", "long"),
     ("_marks", "map<string,array<long>>"),
 ]
+# where a record is written: what places a finding on it (forms.place)
+POSITION = ["_file", "_kind", "_entity", "_marks", "_line", "_column"]
 FINDING = [
     ("_est", "long"), ("rule", "string"), ("severity", "string"), ("message", "string"), ("file", "string"),
     ("line", "long"), ("column", "long"), ("path", "string"), ("entity_kind", "string"), ("entity_name", "string"),
