@@ -183,14 +183,17 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
 
 
 def _spark_partners(model: "Model", check: "Check", other_frame: "Frame", columns: list[str]) -> str:
-    """SQL of the `with` records that have a join key: every column renamed with
+    """SQL of the `with` records that have a join key: every column but where it is
+    written (a finding is placed on the record paired with, forms.place) renamed with
     the OTHER prefix, the key as `_o__key`, plus ``columns``."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from linter.engines.spark.compile import Rec, Scope
+    from linter.engines.spark.records import POSITION
     from linter.engines.spark.sqltext import q
 
     right = other_frame.compile(check.join[1], Scope(Rec("", model.tables[check.with_table])))
-    renamed = [f"{q(other_frame.alias)}.{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]]
+    renamed = [f"{q(other_frame.alias)}.{q(c)} AS {q(OTHER + c)}" for c in model.columns[check.with_table]
+               if c not in POSITION]
     return other_frame.select(renamed + [f"{right.sql} AS {q(OTHER + '_key')}"] + columns,
                               where=f"({right.sql}) IS NOT NULL")
 
