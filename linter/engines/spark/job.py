@@ -255,7 +255,7 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
     if queries:
         # the rules' fired rows, kept: placing them reads them twice (forms.place)
         if model.single and len(queries) > 1 and not is_connect(spark):  # (a Connect client plans nothing itself)
-            # In one partition the rules' findings are one task, and most of their time is
+            # In one partition the rules' fired rows are one task, and most of their time is
             # the driver analysing and planning the union, on one core: two halves, each
             # planned and kept in a thread of its own, use both (the sample's rules 10.5 s
             # -> 7.2 s, fresh JVM). Their SQL is compiled above, in this thread (the model
