@@ -80,7 +80,8 @@ def _organization_count_spark(model: "Model", rule: "Rule") -> list[str]:
         before, _, after = ORG_SEVERAL.partition("{count}")
         parts.append(f"SELECT {model.join_hint()}`_est`, `_rid`, {string(rule.id)} AS `rule`, "
                      f"{string(rule.severity)} AS `severity`, "
-                     f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS `message`, {cands} AS `cands` "
+                     f"concat({string(before)}, CAST(`_oc` AS STRING), {string(after)}) AS `message`, "
+                     f"{cands} AS `cands` "
                      f"FROM {view} JOIN (SELECT `_est` AS `_oe`, count(1) AS `_oc` FROM {view} GROUP BY `_est` "
                      f"HAVING count(1) > 1) AS `c` ON `_est` = `_oe`")
     return parts

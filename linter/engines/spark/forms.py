@@ -119,7 +119,8 @@ def fired(frame: Frame, structs: list[str]) -> str:
     """Fired rows (FIRED columns) of the structs that fired
     (``structs``: CASE WHEN <fires> THEN struct END, one per check)."""
     var = frame.model.lambda_var()
-    return frame.select(["`_est`", "`_rid`", f"inline(filter(array({', '.join(structs)}), {var} -> {var} IS NOT NULL))"])
+    raised = f"filter(array({', '.join(structs)}), {var} -> {var} IS NOT NULL)"
+    return frame.select(["`_est`", "`_rid`", f"inline({raised})"])
 
 
 def fires_when(frame: Frame, node, scope: Scope) -> str:
