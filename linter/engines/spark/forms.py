@@ -73,7 +73,8 @@ def place(model: Model, fired_view: str) -> str:
     a map of arrays, above all): every operator Spark compiles for them wrote code
     copying each column it carries (docs/spark.md, session 34). The positions of the
     records that fired are picked from all records by a semi join against their ids
-    (broadcast: a few per finding), and joined to the findings, both small."""
+    (broadcast, as lookups are: a few bytes per finding; the small one-partition layout
+    joins without), and joined to the findings, both small."""
     var = model.lambda_var()
     a = model.alias()
     ids = f"SELECT `_est` AS {q(a + 'ie')}, `_rid` AS {q(a + 'ir')} FROM {q(fired_view)} WHERE `_rid` IS NOT NULL"
