@@ -268,10 +268,7 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     for name, path in _item_paths(check.when, model, table).items():
         reads.remove(name)
         values, _ = frame.item_values(Rec("", table), name, path)
-        # sort_array, not array_sort: Spark's array_sort is a higher-order function (a
-        # comparator lambda) that it cannot compile, which takes the whole projection
-        # out of the generated code (docs/spark.md, "Code Spark cannot compile")
-        extras[a + "is_" + name] = f"sort_array(array_distinct({values}))"
+        extras[a + "is_" + name] = f"array_sort(array_distinct({values}))"
         reads.append(a + "is_" + name)
         representative += "".join(f", min_by({q(c)}, `_rid`) AS {q(c)}" for c in (name, name + "__text")
                                   if model.has(check.table, c))

@@ -70,11 +70,9 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
     names = [a + f"k{i}" for i in range(len(check.key))]
     extras = {a + "w": fires_when(frame, check.where, scope)}
     extras.update({n: frame.compile(k, scope).sql for n, k in zip(names, check.key)})
-    # the group's names case-insensitively, then exactly: sorted as (lower, name) pairs by
-    # sort_array, which Spark compiles (array_sort with a comparator it runs interpreted,
-    # and takes the window's projection out of the generated code with it)
-    member = model.lambda_var()
-    name = "coalesce(`name__text`, '')"
+    l, r = model.lambda_var(), model.lambda_var()
+    order = (f"({l}, {r}) -> CASE WHEN lower({l}) < lower({r}) THEN -1 WHEN lower({l}) > lower({r}) THEN 1 "
+             f"WHEN {l} < {r} THEN -1 WHEN {l} > {r} THEN 1 ELSE 0 END")
 
     def members(parent: str) -> str:
         # each row with the count and names of the rows sharing its key: a window over
@@ -83,8 +81,7 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
         rows = f"SELECT * FROM ({parent}) AS {q(a + 'in')} WHERE {present}"
         window = f"PARTITION BY `_est`, {', '.join(q(n) for n in names)}"
         counted = (f"SELECT *, count(1) OVER ({window}) AS {q(a + 'count')}, "
-                   f"transform(sort_array(collect_list(named_struct('l', lower({name}), 'v', {name})) OVER ({window})), "
-                   f"{member} -> {member}.v) AS {q(a + 'group')} "
+                   f"array_sort(collect_list(coalesce(`name__text`, '')) OVER ({window}), {order}) AS {q(a + 'group')} "
                    f"FROM ({rows}) AS {q(a + 'rows')}")
         return f"SELECT * FROM ({counted}) AS {q(a + 'counted')} WHERE {q(a + 'count')} >= 2"
 

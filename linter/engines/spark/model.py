@@ -280,8 +280,7 @@ class Model:
             val = child.nav(("item",) + tuple(path), Scope(Rec("", self.tables[table]), item=item))
             value = val.sql if val.type != NULL else "CAST(NULL AS STRING)"
             rows = child.select(["`_est` AS `e`", f"{listed} AS `l`", f"{q(pos)} AS `p`", f"{value} AS `v`"])
-            # in list order: sort_array (compiled), not array_sort (interpreted, see pairs.py)
-            frame = self.sql(f"SELECT `e` AS `_k_est`, `l` AS `_k_list`, named_struct('v', transform(sort_array("
+            frame = self.sql(f"SELECT `e` AS `_k_est`, `l` AS `_k_list`, named_struct('v', transform(array_sort("
                              f"collect_list(named_struct('p', `p`, 'v', `v`))), `s` -> `s`.`v`)) AS `_k_rec` "
                              f"FROM ({rows}) AS `x` GROUP BY `e`, `l`")
             name = self._view_name(f"{table}_{field_name}_items")
