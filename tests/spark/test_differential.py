@@ -92,8 +92,34 @@ def _boolean(depth: int) -> st.SearchStrategy[str]:
     inner = _boolean(depth - 1)
     return st.one_of(
         comparison,
+        _list_aggregate(),
         st.tuples(inner, st.sampled_from(["and", "or"]), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         inner.map(lambda t: f"not ({t})"),
+    )
+
+
+# a test of one item of the store's custom referral list (``item`` the server
+# named; the item's own value, or the record's fields beside it)
+ITEM_TESTS = st.one_of(
+    st.tuples(st.sampled_from(["item", "lower(item)", "(item + name)"]), st.sampled_from(["==", "!=", "<"]),
+              st.one_of(WORDS.map(repr), st.sampled_from(["name", "'EX03-A'", "'ex10-b'"]))).map(" ".join),
+    st.sampled_from(["item in ['EX03-A', 'ex10-b', None]", "item is None", "item is not None",
+                     "item == name", "(item == 'EX10-B' and use_custom_list)", "(item != 'EX03-A' or folder_count_limit)"]),
+)
+CUSTOM_LIST_SERVERS = ["EX03-A", "ex03-a", "EX10-B", "EX99-GONE", "Straße", "STRASSE", "", None]
+
+
+def _list_aggregate() -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.tuples(st.sampled_from(["any", "all", "not any", "not all"]), ITEM_TESTS).map(
+            lambda t: f"{t[0]}(custom_list_servers, {t[1]})"),
+        st.tuples(ITEM_TESTS, st.sampled_from(["==", ">=", "<"]), st.integers(0, 3)).map(
+            lambda t: f"count(custom_list_servers, {t[0]}) {t[1]} {t[2]}"),
+        st.tuples(st.sampled_from(["==", ">="]), st.integers(0, 3)).map(
+            lambda t: f"count(custom_list_servers) {t[0]} {t[1]}"),
+        st.tuples(st.sampled_from(["item", "lower(item)", "(item + name)", "(item == name)", "size(custom_list_servers)"]),
+                  st.sampled_from(["==", ">="]), st.integers(0, 3)).map(
+            lambda t: f"distinct_count(custom_list_servers, {t[0]}) {t[1]} {t[2]}"),
     )
 
 
@@ -133,6 +159,10 @@ def stores(draw) -> list[dict]:
             spec["replication"] = replication
         if draw(st.booleans()):
             spec["referrals"] = {"useCustomList": draw(st.booleans())}
+            if draw(st.booleans()):  # entries repeated, missing (no server), differing in case only
+                servers = draw(st.lists(st.sampled_from(CUSTOM_LIST_SERVERS), max_size=5))
+                spec["referrals"]["customList"] = [{"cost": 1} if server is None else {"server": server, "cost": 1}
+                                                   for server in servers]
         out.append({"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase",
                     "metadata": {"name": f"PFDB-{index}"}, "spec": spec})
     return out
@@ -227,3 +257,24 @@ def test_dollar_braces_in_rule_text_stay_as_written(spark, tmp_path_factory, mon
     messages = [f for f in expected if f[0] == "ZDS001"]
     assert len(messages) == 1 and "PFDB-A: $ $1 $PFDB-A" in messages[0]
     assert spark_findings(spark, documents, rules, tmp_path_factory.mktemp("dollars")) == expected
+
+
+@pytest.mark.parametrize("condition", [
+    "not any(custom_list_servers, item == 'ex10-b')",
+    "all(custom_list_servers, item == 'ex03-a')",
+    "count(custom_list_servers, item != 'ex10-b') == 2",
+    "count(custom_list_servers) == 2",
+    "distinct_count(custom_list_servers, size(custom_list_servers)) == 1",
+    "distinct_count(custom_list_servers, item) == 1",
+])
+def test_list_aggregates_skip_missing_items(spark, tmp_path_factory, condition):
+    # an entry without a server is a missing item, which no aggregate counts or tests
+    store = {"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase", "metadata": {"name": "PFDB-A"},
+             "spec": {"server": "EX10-B", "hierarchy": "Public Folders",
+                      "referrals": {"useCustomList": True, "customList": [{"cost": 1}, {"server": "EX03-A", "cost": 1},
+                                                                         {"server": "EX03-A", "cost": 2}]}}}
+    rules = {"ZDL001": parse_rule(raw_rule("ZDL001", condition, "{name}"), _Validator(load_tables()), "l.yaml", {})}
+    documents = FIXED + [store]
+    expected = local_findings(documents, rules)
+    assert [f for f in expected if f[0] == "ZDL001"], "the condition holds for the local engine"
+    assert spark_findings(spark, documents, rules, tmp_path_factory.mktemp("aggregates")) == expected

@@ -23,6 +23,7 @@ only at the end, so each join carries just the columns some expression used.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from linter.engines.spark.sqltext import (
@@ -666,26 +667,38 @@ class Frame:
         return f"transform({values}, ({x}, {i}) -> named_struct('v', {x}, 't', {text}, 'i', {i}))"
 
     def _aggregate_lambda(self, name, values, texts, item_table, cond, scope, source=None) -> Val:
+        """The aggregate as higher-order functions over the list itself, missing
+        items skipped in the lambda: an array of (value, text, index) structs
+        built per row and filtered was most of the cost of the PublicFolder
+        predicates (docs/spark.md, "List aggregates without structs")."""
         model = self.model
-        e, acc, y = model.lambda_var(), model.lambda_var(), model.lambda_var()
-        items = f"filter({self.pairs_sql(values, texts)}, {e} -> {e}.v IS NOT NULL)"
+        x, i, acc, y = model.lambda_var(), model.lambda_var(), model.lambda_var(), model.lambda_var()
         if cond is None:
             val = Val("true", BOOL)
         else:
-            item = Bound(Val(f"{e}.v", STR, f"{e}.t", STR, lam=True), item_table, source, f"{e}.i")
+            text = f"get({texts}, {i})" if texts is not None else x
+            item = Bound(Val(x, STR, text, STR, lam=True), item_table, source, i)
             val = self.compile(cond, replace(scope, item=item))
-        if name == "any":
-            return Val(f"aggregate(transform({items}, {e} -> {eq_true(val)}), false, ({acc}, {y}) -> {acc} OR {y})",
-                       BOOL)
-        if name == "all":
-            return Val(f"(NOT aggregate(transform({items}, {e} -> {eq_false(val)}), false, "
-                       f"({acc}, {y}) -> {acc} OR {y}))", BOOL)
+        # the index only when the condition reads it (the item's text, an item array)
+        indexed = re.search(rf"\b{i}\b", val.sql) is not None
+        present = f"{x} IS NOT NULL"
+        if name in ("any", "all"):
+            # Spark's exists is three-valued, as ``True in results`` is: true, else
+            # missing when some item's test is, else false
+            test = f"{present} AND ({eq_true(val) if name == 'any' else eq_false(val)})"
+            found = (f"aggregate(transform({values}, ({x}, {i}) -> {test}), false, ({acc}, {y}) -> {acc} OR {y})"
+                     if indexed else f"exists({values}, {x} -> {test})")
+            return Val(found if name == "any" else f"(NOT {found})", BOOL)
         if name == "count":
-            return Val(f"CAST(size(filter(transform({items}, {e} -> {strict_true(val)}), {y} -> {y})) AS BIGINT)", INT)
+            return Val(f"CAST(size(filter({values}, ({x}, {i}) -> {present} AND {strict_true(val)})) AS BIGINT)", INT)
         if val.type == NULL:
             return Val("CAST(0 AS BIGINT)", INT)
-        return Val(f"CAST(size(array_distinct(filter(transform({items}, {e} -> {val.sql}), {y} -> {y} IS NOT NULL)))"
-                   f" AS BIGINT)", INT)
+        if val.sql == x:
+            distinct = f"filter({values}, {y} -> {y} IS NOT NULL)"
+        else:
+            distinct = (f"filter(transform({values}, ({x}, {i}) -> CASE WHEN {present} THEN {val.sql} END), "
+                        f"{y} -> {y} IS NOT NULL)")
+        return Val(f"CAST(size(array_distinct({distinct})) AS BIGINT)", INT)
 
     def _aggregate_explode(self, name, values, texts, item_table, cond, scope) -> Val:
         model = self.model
