@@ -226,7 +226,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
                 from linter.engines.spark.failures import describe
 
                 raise ExitError(f"{output_dir}: the findings could not be written: {describe(exc)}") from None
-        summary = _summary(findings, run)
+        summary = _summary(findings, run, placed=fmt == "summary")
         progress.advance(sum(summary["severity"].values()))
         progress.done()
         if report:
@@ -271,11 +271,20 @@ def _firsts(run) -> dict:
     return {kind: run.model.dedup_view(kind) for kind in PLACING_COLUMNS}
 
 
-def _summary(findings, run) -> dict:
+def _summary(findings, run, placed: bool = True) -> dict:
     """Counts computed in Spark, placing and counting in one statement; only the
-    small grouped results are collected."""
+    small grouped results are collected. Not ``placed``: by severity only (what the
+    exit code and the json and text totals read), without joining every finding
+    to its server (3.3 s of a fresh 10,000-server run); the counts by rule, AD site
+    and version are the summary format's table."""
     from linter.engines.spark.report import PLACED_KINDS, placed_sql
 
+    if not placed:
+        out = {"severity": {"error": 0, "warning": 0, "info": 0}, "rule": [], "site": [], "version": []}
+        for row in findings.groupBy("severity").count().collect():
+            out["severity"][row["severity"]] = row["count"]
+        out["stats"] = run.stats()
+        return out
     view = run.model.alias() + "findings"
     findings.createOrReplaceTempView(view)
     run.model.registered.append(view)
