@@ -1,7 +1,9 @@
 """Differential testing of the two engines' expression semantics: Hypothesis
 generates rule expressions over a store's fields (numbers, durations, sizes,
 text with unicode, booleans, missing values, navigation to the server and the
-organization; comparisons, Kleene logic, arithmetic, `in`, `if`, functions) and
+organization; comparisons, Kleene logic, arithmetic, `in`, `if`, functions; the
+list aggregates over a custom referral list with missing, repeated and
+case-variant entries) and
 stores whose registry and replication values are drawn at random (written as
 Exchange writes them: integers, "00:15:00", "300KB", or left out), and each
 expression becomes a rule whose message displays its values. The local
@@ -103,8 +105,8 @@ def _boolean(depth: int) -> st.SearchStrategy[str]:
 ITEM_TESTS = st.one_of(
     st.tuples(st.sampled_from(["item", "lower(item)", "(item + name)"]), st.sampled_from(["==", "!=", "<"]),
               st.one_of(WORDS.map(repr), st.sampled_from(["name", "'EX03-A'", "'ex10-b'"]))).map(" ".join),
-    st.sampled_from(["item in ['EX03-A', 'ex10-b', None]", "item is None", "item is not None",
-                     "item == name", "(item == 'EX10-B' and use_custom_list)", "(item != 'EX03-A' or folder_count_limit)"]),
+    st.sampled_from(["item in ['EX03-A', 'ex10-b', None]", "item is None", "item is not None", "item == name",
+                     "(item == 'EX10-B' and use_custom_list)", "(item != 'EX03-A' or folder_count_limit)"]),
 )
 CUSTOM_LIST_SERVERS = ["EX03-A", "ex03-a", "EX10-B", "EX99-GONE", "Straße", "STRASSE", "", None]
 
@@ -117,8 +119,8 @@ def _list_aggregate() -> st.SearchStrategy[str]:
             lambda t: f"count(custom_list_servers, {t[0]}) {t[1]} {t[2]}"),
         st.tuples(st.sampled_from(["==", ">="]), st.integers(0, 3)).map(
             lambda t: f"count(custom_list_servers) {t[0]} {t[1]}"),
-        st.tuples(st.sampled_from(["item", "lower(item)", "(item + name)", "(item == name)", "size(custom_list_servers)"]),
-                  st.sampled_from(["==", ">="]), st.integers(0, 3)).map(
+        st.tuples(st.sampled_from(["item", "lower(item)", "(item + name)", "(item == name)",
+                                   "size(custom_list_servers)"]), st.sampled_from(["==", ">="]), st.integers(0, 3)).map(
             lambda t: f"distinct_count(custom_list_servers, {t[0]}) {t[1]} {t[2]}"),
     )
 

@@ -12,8 +12,9 @@ the local engine's semantics (linter/engines/local.py) reproduced exactly:
   row (the documented defaults when there is none or several);
 - list aggregates (``any``, ``all``, ``count``, ``distinct_count``) become
   higher-order functions on the list itself (``exists``/``filter``, with the
-  item's index when the condition reads it) when the condition needs no join, and otherwise a posexplode, the joins, a
-  group-by on the row's key and a left join back;
+  item's index when the condition reads it) when the condition needs no join,
+  and otherwise a posexplode, the joins, a group-by on the row's key and a left
+  join back;
 - ``site_cost``/``site_group`` index arrays computed in Python from the site
   graph (linter.topology; Model._graph), joined as a one-row-per-estate table.
 
