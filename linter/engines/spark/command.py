@@ -272,19 +272,26 @@ def _firsts(run) -> dict:
 
 
 def _summary(findings, run, placed: bool = True) -> dict:
-    """Counts computed in Spark, placing and counting in one statement; only the
-    small grouped results are collected. Not ``placed``: by severity only (what the
-    exit code and the json and text totals read), without joining every finding
-    to its server (3.3 s of a fresh 10,000-server run); the counts by rule, AD site
-    and version are the summary format's table."""
-    from linter.engines.spark.report import PLACED_KINDS, placed_sql
-
-    if not placed:
-        out = {"severity": {"error": 0, "warning": 0, "info": 0}, "rule": [], "site": [], "version": []}
+    """The findings' counts, computed in Spark; only the small grouped results are
+    collected. ``placed``: by rule, AD site and version as well (the summary
+    format's table, _placed_counts); otherwise by severity only (what the exit code
+    and the json and text totals read), without joining every finding to its
+    server (3.3 s of a fresh 10,000-server run)."""
+    out = {"severity": {"error": 0, "warning": 0, "info": 0}, "rule": [], "site": [], "version": []}
+    if placed:
+        _placed_counts(findings, run, out)
+    else:
         for row in findings.groupBy("severity").count().collect():
             out["severity"][row["severity"]] = row["count"]
-        out["stats"] = run.stats()
-        return out
+    out["stats"] = run.stats()
+    return out
+
+
+def _placed_counts(findings, run, out: dict) -> None:
+    """Fills ``out`` by severity, rule, AD site and version: placing and counting
+    in one statement."""
+    from linter.engines.spark.report import PLACED_KINDS, placed_sql
+
     view = run.model.alias() + "findings"
     findings.createOrReplaceTempView(view)
     run.model.registered.append(view)
@@ -297,7 +304,6 @@ def _summary(findings, run, placed: bool = True) -> dict:
         f"SELECT `rule`, `severity`, `site`, `version`, grouping_id(`rule`, `severity`, `site`, `version`) AS `g`, "
         f"count(1) AS `n` FROM ({placed}) AS `placed` "
         f"GROUP BY GROUPING SETS ((`rule`, `severity`), (`severity`), (`site`), (`version`))").collect()
-    out = {"severity": {"error": 0, "warning": 0, "info": 0}, "rule": [], "site": [], "version": []}
     for row in rows:
         which = sets[row["g"]]
         if which == "severity":
@@ -309,8 +315,6 @@ def _summary(findings, run, placed: bool = True) -> dict:
     out["rule"].sort(key=lambda r: (-r[2], r[0]))
     for dim in ("site", "version"):
         out[dim].sort(key=lambda r: (-r[1], r[0]))
-    out["stats"] = run.stats()
-    return out
 
 
 def _summary_table(summary: dict) -> str:
