@@ -4,7 +4,8 @@
 those rules on its line (or, on a line of its own, on the next line);
 ``# exlint: disable-file=BKF006`` anywhere silences them in the whole file.
 A suppression that silences nothing is reported (EXL010) so stale ones get
-cleaned up.
+cleaned up. Only a comment counts: the same text inside a value (a block
+scalar's lines, a quoted string) is data, found by the YAML scanner's tokens.
 """
 from __future__ import annotations
 
@@ -69,19 +70,62 @@ class Suppression:
 def parse_suppressions(path: str, text: str | None) -> list[Suppression]:
     if not text or "exlint:" not in text:
         return []
-    out = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    found = []
+    offset = 0
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        at, offset = offset, offset + len(line)
         if "exlint:" not in line:
             continue
         parsed = _parse_comment(line)
-        if parsed is None:
+        if parsed is not None:
+            found.append((number, line, at, parsed))
+    if not found:
+        return []
+    inside = _inside_values(text, [at + parsed[3] for _, _, at, parsed in found])
+    out = []
+    for number, line, at, (kind, ids, reason, start) in found:
+        if at + start in inside:
             continue
-        kind, ids, reason, start = parsed
         rules = tuple(sorted({r.strip().upper() for r in ids.split(",") if r.strip()}))
         own_line = line[:start].strip() == ""
         applies = None if kind == "disable-file" else (number + 1 if own_line else number)
         out.append(Suppression(path, number, start + 1, applies, rules, reason, set()))
     return out
+
+
+def _inside_values(text: str, positions: list[int]) -> set[int]:
+    """The ``positions`` (indexes into ``text``) that lie inside a scalar (a value or
+    key as written, a block scalar's lines included) rather than in a comment. A
+    file the scanner cannot read to its end has no known values past the error: a
+    ``#`` there counts as a comment, as it would on a line-by-line reading."""
+    import bisect
+
+    import yaml
+
+    try:
+        loader = yaml.CSafeLoader
+    except AttributeError:  # PyYAML without libyaml
+        loader = yaml.SafeLoader
+    # libyaml counts from after a byte-order mark
+    shift = 1 if text.startswith("\ufeff") else 0
+    starts: list[int] = []
+    ends: list[int] = []
+    last = max(positions) - shift
+    try:
+        for token in yaml.scan(text[shift:], Loader=loader):
+            if token.start_mark.index > last:
+                break
+            if isinstance(token, yaml.ScalarToken):
+                starts.append(token.start_mark.index + shift)
+                ends.append(token.end_mark.index + shift)
+    except yaml.YAMLError:
+        pass
+    inside = set()
+    for position in positions:
+        index = bisect.bisect_right(starts, position) - 1
+        if index >= 0 and position < ends[index]:
+            inside.add(position)
+    return inside
 
 
 def apply_suppressions(findings: list[Finding], suppressions: list[Suppression]) -> list[Finding]:

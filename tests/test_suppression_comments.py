@@ -1,0 +1,38 @@
+"""An inline suppression is a YAML comment: the same text inside a value (a block
+scalar's lines, a quoted string spanning lines) is data and silences nothing."""
+from __future__ import annotations
+
+from test_cli import STORE, report, repo, write  # noqa: F401 - repo is a fixture
+
+from linter.suppressions import parse_suppressions
+
+
+def test_a_suppression_inside_a_block_scalar_silences_nothing(repo):  # noqa: F811
+    bad = STORE.format(name="PFDB-A", server="EX10-NOPE")
+    noted = bad.replace("metadata: {name: PFDB-A}", "metadata:\n  name: PFDB-A\n  labels:\n    note: |\n"
+                        "      # exlint: disable-file=EXL007 reason=\"data\"\n", 1)
+    assert "labels:" in noted
+    write(repo / "stores" / "a.yaml", noted)
+    code, data = report(repo)
+    assert code == 1 and "EXL007" in {f["rule"] for f in data["findings"]}
+    # the same text as a comment silences it
+    write(repo / "stores" / "a.yaml", "# exlint: disable-file=EXL007 reason=\"CHG-3\"\n" + bad)
+    assert report(repo)[0] == 0
+
+
+def test_only_comments_are_suppressions_wherever_values_span_lines():
+    text = ("\ufeffa: ünïcødé # exlint: disable=A1\n"
+            "b: |\n  # exlint: disable-file=B1\n  more\n"
+            "c: 'x # exlint: disable=C1'\n"
+            "# exlint: disable=D1\n"
+            "d: 1 # exlint: disable=E1\n"
+            "e: \"q\n  # exlint: disable=F1\"\n"
+            "f: plain#exlint: disable=G1\n")
+    found = {s.rules[0]: (s.line, s.column, s.applies_to) for s in parse_suppressions("f.yaml", text)}
+    assert found == {"A1": (1, 13, 1), "D1": (6, 1, 7), "E1": (7, 6, 7)}
+
+
+def test_a_file_the_scanner_cannot_finish_keeps_its_comments():
+    # past a syntax error nothing is known to be a value: a comment there still counts
+    text = "a: [1,\n# exlint: disable=Q1\nb: {\n"
+    assert [(s.line, s.rules) for s in parse_suppressions("f.yaml", text)] == [(2, ("Q1",))]
