@@ -65,10 +65,17 @@ class TableSpec:
         return None
 
 
+_WHOLE_FLOAT_TYPES = ("int", "size", "version")
+
+
 def convert(type_: str, raw: Any) -> Any:
     """The typed value of a raw YAML/JSON value, or None when it does not fit the type."""
     if raw is None:
         return None
+    if isinstance(raw, float) and raw.is_integer() and type_ in _WHOLE_FLOAT_TYPES:
+        # 5000.0 is how JSON exports (and Parquet's doubles) write a whole number, and JSON
+        # Schema's "integer" accepts it: read as the integer, not as a value of no type
+        raw = int(raw)
     if type_ == "name":
         return raw.lower() if isinstance(raw, str) and raw.strip() else None
     if type_ == "dn_name":  # a name, or a distinguished name whose first CN= is the name
