@@ -187,6 +187,41 @@ def known_names(kind: str, mapping: str) -> tuple[str, ...]:
     return tuple(props)
 
 
+@lru_cache(maxsize=None)
+def date_paths(kind: str) -> tuple[tuple[str, ...], ...]:
+    """Paths of a kind's ISO dates (``$ref`` to common.json's isoDate): the schema's
+    pattern bounds each part (month 01-12, day 01-31) but cannot know that February
+    has no 30th; ``_impossible_dates`` does."""
+    out = []
+
+    def walk(node, path):
+        if not isinstance(node, dict):
+            return
+        if str(node.get("$ref", "")).endswith("/isoDate"):
+            out.append(path)
+        for key, child in (node.get("properties") or {}).items():
+            walk(child, path + (key,))
+
+    walk(kind_schema(kind), ())
+    return tuple(out)
+
+
+def _impossible_dates(kind: str, data: dict):
+    """(path, text, why) of each date the schema's pattern accepts that no calendar has."""
+    import datetime
+
+    for path in date_paths(kind):
+        value = data
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        if not isinstance(value, str) or len(value) < 10 or not value[:4].isdigit():
+            continue
+        try:
+            datetime.date(int(value[:4]), int(value[5:7]), int(value[8:10]))
+        except ValueError as exc:
+            yield path, value, str(exc)
+
+
 def _suggest(word: str, candidates) -> str | None:
     lowered = {c.lower(): c for c in candidates}
     import difflib  # for messages about mistakes only
@@ -354,6 +389,10 @@ def validate_document(document) -> tuple[list[Finding], bool]:
             continue
         seen_paths.add(path)
         findings.append(at(path, "EXL003", message, entity=entity, on_key=error.validator == "additionalProperties"))
+    for path, value, why in _impossible_dates(kind, data):
+        if path not in seen_paths:
+            findings.append(at(path, "EXL003", f"{format_path(path)} is {_short(value)}, which is no calendar date "
+                                               f"({why}); write a date that exists", entity=entity))
     for path, value in _oversized_integers(data, ()) if document.wide_ints else ():
         if path not in seen_paths:
             findings.append(at(path, "EXL003", f"{format_path(path)} is {str(value)[:24]}..., an integer too large "
