@@ -276,6 +276,8 @@ def _describe(error, document_kind: str) -> tuple[tuple, str]:
             hint = " (YAML reads unquoted yes/no/on/off/true/false as booleans: quote the value)"
         elif got in ("integer", "number") and expected == "string":
             hint = " (quote the value)"
+        if error.instance is None:  # "null null" said nothing twice
+            return path, f"{where} must be {_article(expected)}, not null (leave the field out when it has no value)"
         return path, f"{where} must be {_article(expected)}, not {got} {_short(error.instance)}{hint}"
     if validator_name in ("enum", "const"):
         allowed = error.validator_value if validator_name == "enum" else [error.validator_value]

@@ -38,3 +38,11 @@ def test_real_dates_pass(created):
 
 def test_every_iso_date_of_the_schemas_is_checked():
     assert date_paths("PublicFolderDatabase") == (("spec", "created"),)
+
+
+def test_a_null_where_a_value_is_required_says_null_once_and_what_to_do():
+    loaded = load_text(STORE.format(created="2008-02-28").replace("  server: EX10-A", "  server: null"),
+                       "stores/a.yaml")
+    findings, _ = validate_document(loaded.documents[0])
+    messages = [f.message for f in findings if f.rule == "EXL003"]
+    assert messages == ["spec.server must be a string, not null (leave the field out when it has no value)"]
