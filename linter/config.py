@@ -8,6 +8,8 @@ nothing to lint), docs_url (the rules' documentation, for SARIF helpUri).
 """
 from __future__ import annotations
 
+import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,8 @@ from typing import Any
 import yaml
 
 from linter.loading import read_regular_text
-from linter.loading.fast_yaml import load as _yaml_load
+from linter.loading.fast_yaml import DuplicateKeyError
+from linter.loading.fast_yaml import load_marked as _yaml_load_marked
 from linter.loading.scope import CONFIG_NAME, has_tool_section
 
 from linter.findings import RULE_FAILED, SEVERITIES
@@ -42,6 +45,18 @@ class Config:
     fail_on: str | None = None
     allow_empty: bool = False
     docs_url: str | None = None  # where the rules are documented (SARIF helpUri)
+    # where each key is written in .exlint.yaml: (key, ...) -> (line, column); rule IDs upper-cased
+    marks: dict[tuple, tuple[int, int]] = field(default_factory=dict, repr=False, compare=False)
+
+    def where(self, *keys) -> str:
+        """The configuration file, with the line and column of ``keys`` (or of
+        their nearest written parent) when known: ``.exlint.yaml:3:10``."""
+        name = str(self.path) if self.path else "configuration"
+        for cut in range(len(keys), 0, -1):
+            mark = self.marks.get(tuple(keys[:cut]))
+            if mark is not None:
+                return f"{name}:{mark[0]}:{mark[1]}"
+        return name
 
     def enabled(self, rule_id: str, select=(), ignore=()) -> bool:
         if rule_id == RULE_FAILED:  # never hidden (linter.findings)
@@ -62,8 +77,58 @@ def _string_list(value, key: str, where: str) -> list[str]:
     return value
 
 
-def parse_config(data: Any, path: Path | None) -> Config:
+def _rule_ids(values: list[str]) -> list[str]:
+    """Rule IDs and prefixes as rules spell them (``dup`` selects DUP001): a case
+    slip must never turn a check off."""
+    return [value.strip().upper() for value in values]
+
+
+def _upper_keys(mapping: dict, key: str, at) -> dict:
+    out: dict = {}
+    for name, value in mapping.items():
+        upper = name.strip().upper() if isinstance(name, str) else name
+        if upper in out:
+            raise ConfigError(f"{at(key, name)}: `{key}` names {upper} twice (rule IDs are not case-sensitive): "
+                              f"keep one")
+        out[upper] = value
+    return out
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def _rule_dirs(values: list[str], base: Path, config: "Config") -> list[Path]:
+    """The rule-pack folders, each inside the folder holding the configuration
+    (the config repo root): a configuration comes with the pull request, and a
+    folder, or a pack in it, that leads out of the repository is never read
+    (docs/security.md)."""
+    from linter.loading import refusal
+
+    real_base = os.path.realpath(base)
+    name = config.path.name if config.path else "the configuration"
+    out = []
+    for index, value in enumerate(values):
+        directory = base / value
+        if not _inside(os.path.realpath(directory), real_base):
+            raise ConfigError(f"{config.where('rule_dirs', index)}: rule_dirs: {value!r} leads outside the repository "
+                              f"({base}): exlint reads nothing outside it; keep the rule packs in a folder of the "
+                              f"repository and name it relative to {name} (e.g. policies/)")
+        if directory.is_dir():
+            for pack in sorted(directory.glob("*.y*ml")):
+                reason = refusal(pack, real_base)
+                if reason is not None:
+                    raise ConfigError(f"{config.where('rule_dirs', index)}: rule_dirs: {pack}: {reason}")
+        out.append(directory)
+    return out
+
+
+def parse_config(data: Any, path: Path | None, marks: dict | None = None) -> Config:
+    """A Config from the configuration's data; ``marks`` (from
+    :func:`linter.loading.fast_yaml.load_marked`) place its errors."""
+    marks = dict(marks or {})
     where = str(path) if path else "configuration"
+    at = Config(path=path, marks=marks).where  # where(*keys): the file, line and column of a key
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -71,40 +136,55 @@ def parse_config(data: Any, path: Path | None) -> Config:
     unknown = sorted(set(data) - KEYS, key=str)
     if unknown:
         hint = _did_you_mean(str(unknown[0]), KEYS)
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r}{hint}; known keys: {', '.join(sorted(KEYS))}")
+        raise ConfigError(f"{at(unknown[0])}: unknown key {unknown[0]!r}{hint}; known keys: {', '.join(sorted(KEYS))}")
     severity = data.get("severity") or {}
     if not isinstance(severity, dict) or not all(v in SEVERITIES for v in severity.values()):
-        raise ConfigError(f"{where}: `severity` maps rule IDs to one of {', '.join(SEVERITIES)}")
+        raise ConfigError(f"{at('severity')}: `severity` maps rule IDs to one of {', '.join(SEVERITIES)}")
     options = data.get("options") or {}
     if not isinstance(options, dict) or not all(isinstance(v, dict) for v in options.values()):
-        raise ConfigError(f"{where}: `options` maps rule IDs to mappings of option values")
-    for rule_options in options.values():
+        raise ConfigError(f"{at('options')}: `options` maps rule IDs to mappings of option values")
+    for rule_id, rule_options in options.items():
         for name, value in rule_options.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ConfigError(f"{where}: option {name!r} must be a number")
+                raise ConfigError(f"{at('options', rule_id, name)}: option {name!r} of {rule_id} is {value!r}: "
+                                  f"it must be a number")
+            if not math.isfinite(value):
+                raise ConfigError(f"{at('options', rule_id, name)}: option {name!r} of {rule_id} is {value!r}: "
+                                  f"it must be a finite number (not .nan or .inf)")
     fail_on = data.get("fail_on")
     if fail_on is not None and fail_on not in FAIL_ON:
-        raise ConfigError(f"{where}: `fail_on` must be one of {', '.join(FAIL_ON)}")
+        raise ConfigError(f"{at('fail_on')}: `fail_on` must be one of {', '.join(FAIL_ON)}")
     allow_empty = data.get("allow_empty", False)
     if not isinstance(allow_empty, bool):
-        raise ConfigError(f"{where}: `allow_empty` must be true or false")
+        raise ConfigError(f"{at('allow_empty')}: `allow_empty` must be true or false")
     docs = data.get("docs_url")
     if docs is not None and not (isinstance(docs, str) and re.match(r"^https?://\S+$", docs)):
-        raise ConfigError(f"{where}: `docs_url` must be an http(s) address, e.g. https://git.example.com/exlint/docs/rules.md")
+        raise ConfigError(f"{at('docs_url')}: `docs_url` must be an http(s) address, e.g. "
+                          f"https://git.example.com/exlint/docs/rules.md")
     base = path.parent if path else Path.cwd()
-    return Config(
+    # rule IDs are upper case wherever they are named (a case slip must not turn a check off); the marks follow
+    severity = _upper_keys(severity, "severity", at)
+    options = _upper_keys(options, "options", at)
+    for key in ("severity", "options"):
+        for written in [k for k in marks if len(k) > 1 and k[0] == key and isinstance(k[1], str)]:
+            upper = written[1].strip().upper()
+            if upper != written[1]:
+                marks[(key, upper) + written[2:]] = marks[written]
+    config = Config(
         path=path,
-        select=_string_list(data.get("select"), "select", where),
-        ignore=_string_list(data.get("ignore"), "ignore", where),
-        severity=dict(severity),
+        select=_rule_ids(_string_list(data.get("select"), "select", at("select"))),
+        ignore=_rule_ids(_string_list(data.get("ignore"), "ignore", at("ignore"))),
+        severity=severity,
         options={k: dict(v) for k, v in options.items()},
-        include=_string_list(data.get("include"), "include", where),
-        exclude=_string_list(data.get("exclude"), "exclude", where),
-        rule_dirs=[(base / d) for d in _string_list(data.get("rule_dirs"), "rule_dirs", where)],
+        include=_string_list(data.get("include"), "include", at("include")),
+        exclude=_string_list(data.get("exclude"), "exclude", at("exclude")),
         fail_on=fail_on,
         allow_empty=allow_empty,
         docs_url=docs,
+        marks=marks,
     )
+    config.rule_dirs = _rule_dirs(_string_list(data.get("rule_dirs"), "rule_dirs", at("rule_dirs")), base, config)
+    return config
 
 
 def read_config(path: Path) -> Config:
@@ -121,14 +201,17 @@ def read_config(path: Path) -> Config:
             raise ConfigError(f"{path}: invalid TOML: {exc}") from None
         return parse_config(data, path)
     try:
-        data = _yaml_load(text)
+        data, marks = _yaml_load_marked(text)
+    except DuplicateKeyError as exc:
+        mark = exc.problem_mark
+        raise ConfigError(f"{path}:{mark.line + 1}:{mark.column + 1}: {exc.problem}") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         position = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
         raise ConfigError(f"{path}{position}: invalid YAML in configuration: {exc.problem}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML in configuration: {exc}") from None
-    return parse_config(data, path)
+    return parse_config(data, path, marks)
 
 
 def _did_you_mean(word: str, choices) -> str:
@@ -141,12 +224,11 @@ def _did_you_mean(word: str, choices) -> str:
 def check_rule_ids(config: "Config", known, select=(), ignore=()) -> None:
     """Every rule ID or prefix named in the configuration and on the command
     line must name a rule: a typo would silently turn a check off (or leave it on)."""
-    where = str(config.path) if config.path else "configuration"
     uses = [("--select", v, True) for v in select] + [("--ignore", v, True) for v in ignore]
-    uses += [(f"{where}: select", v, True) for v in config.select]
-    uses += [(f"{where}: ignore", v, True) for v in config.ignore]
-    uses += [(f"{where}: severity", v, False) for v in config.severity]
-    uses += [(f"{where}: options", v, False) for v in config.options]
+    uses += [(f"{config.where('select', i)}: select", v, True) for i, v in enumerate(config.select)]
+    uses += [(f"{config.where('ignore', i)}: ignore", v, True) for i, v in enumerate(config.ignore)]
+    uses += [(f"{config.where('severity', v)}: severity", v, False) for v in config.severity]
+    uses += [(f"{config.where('options', v)}: options", v, False) for v in config.options]
     for origin, value, prefix_ok in uses:
         text = str(value).upper() if prefix_ok else str(value)
         if text == RULE_FAILED:
@@ -158,6 +240,28 @@ def check_rule_ids(config: "Config", known, select=(), ignore=()) -> None:
         hint = _did_you_mean(text, set(known) | families) or "; see `exlint rules`"
         kind = "rule ID or prefix" if prefix_ok else "rule ID"
         raise ConfigError(f"{origin}: unknown {kind} {value!r}{hint}")
+
+
+def check_options(config: "Config", rules) -> None:
+    """Every option in the configuration is one its rule declares, with a value
+    the rule can use: a misspelt name would leave the default silently in force,
+    and a negative threshold whose default is not negative means nothing."""
+    for rule_id, values in config.options.items():
+        rule = rules.get(rule_id)
+        if rule is None:
+            continue  # check_rule_ids says so
+        declared = rule.option_defaults
+        for name, value in values.items():
+            at = config.where("options", rule_id, name)
+            if name not in declared:
+                hint = _did_you_mean(str(name), declared)
+                have = f"its options: {', '.join(declared)}" if declared else "it has no options"
+                raise ConfigError(f"{at}: options: {rule_id} has no option {name!r}{hint}; {have}")
+            default = declared[name]
+            if (isinstance(default, (int, float)) and not isinstance(default, bool) and default >= 0
+                    and value < 0):
+                raise ConfigError(f"{at}: options: {rule_id} {name} is {value!r}: it must be 0 or more "
+                                  f"(the default is {default})")
 
 
 @dataclass
@@ -188,7 +292,7 @@ def _boundaries(start: Path):
 def discover_root(start: Path) -> Discovery:
     """The nearest ``.exlint.yaml`` or pyproject.toml with ``[tool.exlint]``;
     else the git work tree holding ``start``; else nothing (only the paths given)."""
-    start = start.resolve()
+    start = Path(os.path.realpath(start))  # Path.resolve raises on a link loop; discover() reports it
     if start.is_file() or not start.exists():
         start = start.parent
     for directory in _boundaries(start):
@@ -205,7 +309,7 @@ def discover_root(start: Path) -> Discovery:
 
 def find_config(start: Path) -> Path | None:
     """The nearest ``.exlint.yaml`` (or pyproject.toml with [tool.exlint]) upward from ``start``."""
-    start = start.resolve()
+    start = Path(os.path.realpath(start))
     for directory in _boundaries(start):
         candidate = directory / CONFIG_NAME
         if candidate.is_file():

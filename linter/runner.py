@@ -8,10 +8,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from linter.collector import collector_paused
-from linter.config import Config, Discovery, check_rule_ids, discover_root, read_config
+from linter.config import Config, Discovery, check_options, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
 from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, sort_findings
-from linter.loading import InputError, LoadedFile, discover, load_file, load_text
+from linter.loading import InputError, LoadedFile, discover, load_file, load_text, real_path
 from linter.loading.scope import is_own_file
 from linter.policy.packs import Rule, load_rules
 from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
@@ -93,14 +93,21 @@ def _matches(relative: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(relative, p.rstrip("/") + "/*") for p in patterns)
 
 
-def _filter(files: list[Path], root: Path | None, config: Config) -> list[Path]:
+def _filter(files: list[Path], root: Path | None, config: Config, keep: set[str] = frozenset(),
+            real: dict[str, str] | None = None) -> list[Path]:
+    """``files`` the configuration's include and exclude globs let through; a
+    file whose real path is in ``keep`` (named on the command line) always is."""
     if not (config.include or config.exclude):
         return files
-    base = root or (config.path.parent if config.path else Path.cwd())
+    base = os.path.realpath(root or (config.path.parent if config.path else Path.cwd()))
     kept = []
     for path in files:
+        identity = real[os.fspath(path)] if real is not None else real_path(path)
+        if identity in keep:
+            kept.append(path)
+            continue
         try:
-            relative = path.resolve().relative_to(base.resolve()).as_posix()
+            relative = Path(os.path.realpath(path)).relative_to(base).as_posix()
         except ValueError:
             relative = path.as_posix()
         if config.include and not _matches(relative, config.include):
@@ -114,7 +121,7 @@ def _filter(files: list[Path], root: Path | None, config: Config) -> list[Path]:
 def resolve_setup(options: Options) -> tuple[Path | None, Config, Discovery]:
     first = Path(options.paths[0]) if options.paths else Path.cwd()
     if options.root:
-        root = Path(options.root).resolve()
+        root = Path(os.path.realpath(options.root))  # Path.resolve raises on a link loop
         found = discover_root(root)
         discovery = Discovery(root, found.config if found.root == root else None, f"--root {root}")
     else:
@@ -128,18 +135,14 @@ def resolve_setup(options: Options) -> tuple[Path | None, Config, Discovery]:
 
 
 def _load_checked_rules(config: Config, options: Options) -> dict[str, Rule]:
-    from linter.policy.packs import PackError
-
-    try:
-        rules = load_rules(config.rule_dirs, config.options)
-    except PackError:
-        if not config.options:
-            raise
-        # options for an unknown rule: say which rule was meant
-        check_rule_ids(config, load_rules(config.rule_dirs), options.select, options.ignore)
-        raise
+    # the rule IDs and options named are checked against the rules first, so that
+    # an error names the configuration file and where in it
+    rules = load_rules(config.rule_dirs)
     check_rule_ids(config, rules, options.select, options.ignore)
-    return rules
+    if not config.options:
+        return rules
+    check_options(config, rules)
+    return load_rules(config.rule_dirs, config.options)
 
 
 NO_ROOT_NOTE = ("no config repo root above {path} (no .exlint.yaml, no [tool.exlint], no git work tree): "
@@ -149,6 +152,10 @@ NO_ROOT_NOTE = ("no config repo root above {path} (no .exlint.yaml, no [tool.exl
 
 OTHER_ROOT_NOTE = ("{path} not linted: it is a config repo of its own (.exlint.yaml, [tool.exlint] or a git "
                    "work tree), so its files resolve references among themselves; run exlint check {path}")
+
+
+LOOP_NOTE = ("{path} not read: it is a symbolic link loop (no file or folder at its end); "
+             "remove the link or point it at a file")
 
 
 @collector_paused  # linter/collector.py: a third of a large run was the collector
@@ -201,10 +208,15 @@ def _merge(results: list[Result]) -> Result:
 def _lint_one(options: Options, progress) -> Result:
     root, config, discovery = resolve_setup(options)
     rules = _load_checked_rules(config, options)
-    named = set() if options.hook else {os.path.abspath(p) for p in options.paths if not os.path.isdir(p)}
+    # files named on the command line (real paths): always linted, whatever the globs or their content say
+    # (a link refused unread, out of the repository, is known by its own absolute path)
+    named = set() if options.hook else {f(p) for p in options.paths if not os.path.isdir(p)
+                                        for f in (real_path, os.path.abspath)}
     other_roots: list[str] = []  # folders below a walked one that are config repos of their own
-    requested = _filter(discover(options.paths, root, other_roots), root, config)
-    requested_real = {os.path.abspath(p) for p in requested}
+    loops: list[str] = []  # walked links that lead nowhere and are no YAML file: a note
+    real: dict[str, str] = {}  # path -> real path: a file is loaded once, however it is reached
+    requested = _filter(discover(options.paths, root, other_roots, real, loops), root, config, named, real)
+    requested_real = {real[os.fspath(p)] for p in requested}
     context = []  # the rest of the config repo: read only to resolve references
     staged = None
     if options.hook and root is not None:
@@ -212,8 +224,10 @@ def _lint_one(options: Options, progress) -> Result:
 
         staged = Staged(root)
     if root is not None and not (options.hook and not requested and not staged.deleted):
-        context = [p for p in _filter(discover([root], other_roots=[]), root, config)
-                   if os.path.abspath(p) not in requested_real]
+        context_real: dict[str, str] = {}
+        context = [p for p in _filter(discover([root], other_roots=[], real=context_real), root, config,
+                                      real=context_real)
+                   if context_real[os.fspath(p)] not in requested_real]
     progress.stage("load", total=len(requested) + len(context), unit="files")
     loaded, skipped = [], []
     texts = options.texts or {}
@@ -221,7 +235,7 @@ def _lint_one(options: Options, progress) -> Result:
         display = display_path(path)
         file = load_text(texts[display], display) if display in texts else load_file(path, display)
         # a file refused unread (a link out of the repository, a FIFO) is always reported: nobody can tell whose it is
-        if os.path.abspath(path) in named or getattr(path, "refusal", "") or is_own_file(file):
+        if real[os.fspath(path)] in named or getattr(path, "refusal", "") or is_own_file(file):
             loaded.append(file)
         else:
             skipped.append(display)
@@ -261,6 +275,8 @@ def _lint_one(options: Options, progress) -> Result:
                     reported_files, skipped=skipped, discovery=discovery)
     for other in display_paths(other_roots):
         result.notes.append(OTHER_ROOT_NOTE.format(path=other))
+    for loop in display_paths(loops):
+        result.notes.append(LOOP_NOTE.format(path=loop))
     if root is None and named and result.findings:
         result.notes.append(NO_ROOT_NOTE.format(path=options.paths[0]))
     return result

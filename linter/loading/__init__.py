@@ -1,6 +1,7 @@
 """Reading YAML files and directories into documents that remember positions."""
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -39,6 +40,30 @@ class NotRegularFile(OSError):
     pass
 
 
+def broken_link(path: str | os.PathLike) -> str | None:
+    """Why a symbolic link at ``path`` leads to no file (a loop, a dangling
+    target), as a finding's message; None when ``path`` is no link or its
+    target exists."""
+    try:
+        if not stat.S_ISLNK(os.lstat(path).st_mode):
+            return None
+        target = os.readlink(path)
+    except OSError:
+        return None
+    try:
+        os.stat(path)
+        return None
+    except OSError as exc:
+        shown = target  # reports escape control characters (linter/textsafe.py)
+        if exc.errno == errno.ELOOP:
+            return (f"a symbolic link loop (it points to {shown}, which leads back to itself): not read; "
+                    "remove the link or point it at a file")
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return f"a dangling symbolic link to {shown}: not read; remove it or fix its target"
+        return (f"a symbolic link to {shown} that cannot be followed ({exc.strerror or exc}): not read; "
+                "fix its target or its permissions")
+
+
 class RefusedPath(type(Path())):
     """A file found while walking that is not read; ``refusal`` says why (reported
     as an EXL001 finding on the file, never its content)."""
@@ -57,9 +82,12 @@ def refusal(path: Path, boundary: str | os.PathLike | None, parent_inside: bool 
     directory link, so only the file itself can be one), sparing a realpath."""
     try:
         link = os.lstat(path)
-        info = os.stat(path) if stat.S_ISLNK(link.st_mode) else link
     except OSError:
         return None  # missing or unreadable: load_file says so
+    try:
+        info = os.stat(path) if stat.S_ISLNK(link.st_mode) else link
+    except OSError:  # a link loop, a dangling link: reported on the link, never followed
+        return broken_link(path)
     if not stat.S_ISREG(info.st_mode):
         return NOT_REGULAR
     if boundary is None:
@@ -212,8 +240,10 @@ def load_file(path: Path, display: str | None = None) -> LoadedFile:
     except NotRegularFile:
         return _refused(display, NOT_REGULAR)
     except TooLarge:
-        return _refused(display, f"larger than {MAX_FILE_BYTES // 2**20} MB: not read (exlint's memory grows "
-                                 "about 40 times a file's size); split it into several files")
+        loaded = _refused(display, f"larger than {MAX_FILE_BYTES // 2**20} MB: not read (exlint's memory grows "
+                                   "about 40 times a file's size); split it into several files")
+        loaded.claims = claims_exlint(_head(path, SNIFF_BYTES))
+        return loaded
     except FileNotFoundError:
         raise InputError(f"{display}: no such file") from None
     except IsADirectoryError:
@@ -229,8 +259,40 @@ def load_file(path: Path, display: str | None = None) -> LoadedFile:
     except TextError as exc:
         loaded = LoadedFile(display, None)
         loaded.findings.append(_syntax_finding(display, "EXL001", exc.message, exc.line, exc.column))
+        loaded.claims = claims_exlint(data)
         return loaded
     return load_text(text, display)
+
+
+# How much of a file too large to read is sniffed for an exlint claim.
+SNIFF_BYTES = 1 * 2**20
+
+
+def claims_exlint(data: bytes) -> bool:
+    """Whether bytes that are not readable text (another encoding, a NUL byte, or
+    the head of a file too large to read) still say they are exlint's: an
+    ``apiVersion: exlint/…`` or a ``kind`` exlint knows, as for a file that does
+    not parse (linter.loading.scope). Read leniently: each byte as a character,
+    NUL bytes dropped (UTF-16 without a byte order mark reads as ASCII)."""
+    from linter.loading.scope import claims_text
+
+    return claims_text(data.replace(b"\x00", b"").decode("latin-1"))
+
+
+def _head(path, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file (b"" when it cannot be read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.read(fd, size)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def _refused(display: str, reason: str) -> LoadedFile:
@@ -269,7 +331,11 @@ def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = N
         for entry in entries:
             # the directory listing's file types spare a stat per file; links get the full check
             if entry.is_symlink():
-                if not entry.is_dir():  # a directory link is never entered, as os.walk does
+                try:
+                    to_directory = entry.is_dir()
+                except OSError:  # a link loop: is_dir cannot tell; checked() reports it
+                    to_directory = False
+                if not to_directory:  # a directory link is never entered, as os.walk does
                     yield checked(Path(entry.path), boundary, parent_inside)
             elif entry.is_dir(follow_symlinks=False):
                 if not entry.name.startswith("."):
@@ -284,7 +350,8 @@ def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = N
         pending.extend(reversed(folders))  # depth first, in sorted order
 
 
-def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: list[str] | None = None) -> list[Path]:
+def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: list[str] | None = None,
+             real: dict[str, str] | None = None, loops: list[str] | None = None) -> list[Path]:
     """Files to lint: files as given; directories searched for *.yaml / *.yml.
 
     Hidden directories (``.git``) and hidden files (``.pre-commit-config.yaml``)
@@ -292,23 +359,64 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
     ``boundary`` (the repository root) is what links may not leave; without one,
     a walked directory, or the working directory for a file named.
     ``other_roots``: see :func:`walk_files`.
+
+    Each real file comes once: a link to a file also reached by its own path
+    (or named twice) is dropped, the path that is not a link kept (else the
+    first), so no document is loaded twice. ``real`` (a dict) receives each
+    path's real path, the identity :func:`real_path` gives. ``loops`` (a list)
+    receives walked links that are not YAML files and lead nowhere (a link
+    loop): nothing to lint, but worth a note. A link named on the command line
+    that leads nowhere is an InputError.
     """
-    found: list[Path] = []
-    seen: set[Path] = set()
+    found: list[tuple[Path, str, bool]] = []  # (path, real path, is a link)
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
+            top = os.fspath(path)
+            real_top = os.path.realpath(top)
             for candidate in walk_files(path, boundary, other_roots):
                 name = candidate.name
-                if name.endswith(YAML_SUFFIXES) and not name.startswith(".") and candidate not in seen:
-                    seen.add(candidate)
-                    found.append(candidate)
+                if not (name.endswith(YAML_SUFFIXES) and not name.startswith(".")):
+                    if loops is not None and getattr(candidate, "refusal", "").startswith("a symbolic link loop"):
+                        loops.append(os.fspath(candidate))
+                    continue
+                if getattr(candidate, "refusal", ""):  # never followed: its own identity
+                    found.append((candidate, os.path.abspath(candidate), False))
+                    continue
+                link = os.path.islink(candidate)
+                # directory links are never entered: below the real top, only a file link moves
+                if link:
+                    identity = os.path.realpath(candidate)
+                else:  # Path() drops the "./" the walk puts before the names of a walk of "."
+                    written = os.fspath(candidate)
+                    identity = os.path.join(real_top, written if top == "." else written[len(top):].lstrip(os.sep))
+                found.append((candidate, identity, link))
         elif path.exists() or path.is_symlink():
             if path.name == ".exlint.yaml":
                 continue  # the configuration file, validated as such
-            if path not in seen:
-                seen.add(path)
-                found.append(checked(path, os.getcwd() if boundary is None else boundary))
+            reason = broken_link(path)
+            if reason is not None:
+                raise InputError(f"{raw}: {reason}")
+            path = checked(path, os.getcwd() if boundary is None else boundary)
+            identity = os.path.abspath(path) if getattr(path, "refusal", "") else os.path.realpath(path)
+            found.append((path, identity, os.path.islink(path)))
         else:
             raise InputError(f"{raw}: no such file or directory")
-    return found
+    chosen: dict[str, int] = {}  # real path -> index in found of the path kept
+    for index, (_, identity, link) in enumerate(found):
+        kept = chosen.get(identity)
+        if kept is None or (found[kept][2] and not link):
+            chosen[identity] = index
+    out = []
+    for index, (path, identity, _) in enumerate(found):
+        if chosen[identity] == index:
+            out.append(path)
+            if real is not None:
+                real[os.fspath(path)] = identity
+    return out
+
+
+def real_path(path: str | os.PathLike) -> str:
+    """The identity :func:`discover` dedupes files by: the real path, or for a
+    path refused unread (never followed) its absolute path."""
+    return os.path.abspath(path) if getattr(path, "refusal", "") else os.path.realpath(path)

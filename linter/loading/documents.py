@@ -42,3 +42,6 @@ class LoadedFile:
     text: str | None
     documents: list[Document] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    # a file whose bytes could not be read as text (not UTF-8, a NUL byte, too
+    # large): whether those bytes claim to be exlint's (linter.loading.scope)
+    claims: bool | None = None

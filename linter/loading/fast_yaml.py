@@ -92,3 +92,62 @@ def load_all(text):
     finally:
         loader.dispose()
     return documents
+
+
+class DuplicateKeyError(yaml.MarkedYAMLError):
+    """A mapping key written twice (YAML would silently keep the last value)."""
+
+    def __init__(self, key: str, first_line: int, mark):
+        super().__init__(problem=f"duplicate key {key!r} (first written on line {first_line}); YAML keeps only "
+                                 "the last one: merge them into one", problem_mark=mark)
+        self.key = key
+
+    def __str__(self) -> str:
+        mark = self.problem_mark
+        return (f"line {mark.line + 1}, column {mark.column + 1}: " if mark else "") + self.problem
+
+
+def _key_marks(root) -> dict[tuple, tuple[int, int]]:
+    """Where each mapping key (and sequence item) below ``root`` is written:
+    {path: (line, column)}, 1-based; DuplicateKeyError at a key written twice in
+    one mapping. Iterative (no recursion) and each node visited once (aliases)."""
+    marks: dict[tuple, tuple[int, int]] = {}
+    seen_nodes: set[int] = set()
+    stack = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                identity = (key.tag, key.value)
+                if identity in first:
+                    raise DuplicateKeyError(key.value, first[identity], key.start_mark)
+                first[identity] = key.start_mark.line + 1
+                marks[path + (key.value,)] = (key.start_mark.line + 1, key.start_mark.column + 1)
+                stack.append((value, path + (key.value,)))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                marks[path + (index,)] = (item.start_mark.line + 1, item.start_mark.column + 1)
+                stack.append((item, path + (index,)))
+    return marks
+
+
+def load_marked(text):
+    """:func:`load`, refusing a key written twice in a mapping (DuplicateKeyError,
+    with its position), and returning where each key is written (see
+    :func:`_key_marks`): ``(data, marks)``. For ``.exlint.yaml``."""
+    check_bounds_before_compose(text)
+    loader = _Loader(text)
+    try:
+        node = _checked(loader.get_single_node())
+        if node is None:
+            return None, {}
+        marks = _key_marks(node)
+        return loader.construct_document(node), marks
+    finally:
+        loader.dispose()

@@ -3,7 +3,10 @@
 Walking a directory, exlint lints only its own documents: a file none of whose
 documents has an ``apiVersion`` of ``exlint/…`` or a ``kind`` exlint knows (a
 CI workflow, mkdocs.yml, a compose file, an Ansible playbook) is skipped and
-counted. A file named explicitly is always linted.
+counted. A file named explicitly is always linted. A file that does not parse,
+or whose bytes are not readable text (not UTF-8 or UTF-16, a NUL byte, larger
+than 32 MB: its first MB is read), is exlint's when its text says so
+(``_CLAIM``), and is then reported (EXL001), never skipped.
 """
 from __future__ import annotations
 
@@ -37,7 +40,15 @@ def is_own_file(loaded) -> bool:
         return True  # empty or comment-only: an empty estate file, nothing to report
     if loaded.documents and not loaded.findings:
         return False  # parsed cleanly, and nothing in it is ours
-    return bool(loaded.text) and re.search(_CLAIM, loaded.text, re.MULTILINE) is not None
+    if loaded.text is None and loaded.claims is not None:
+        return loaded.claims  # bytes that are not text: what they say (linter.loading.claims_exlint)
+    return bool(loaded.text) and claims_text(loaded.text)
+
+
+def claims_text(text: str) -> bool:
+    """Whether text that does not parse says it is exlint's (an ``apiVersion`` of
+    ``exlint/…`` or a ``kind`` exlint knows)."""
+    return re.search(_CLAIM, text, re.MULTILINE) is not None
 
 
 CONFIG_NAME = ".exlint.yaml"

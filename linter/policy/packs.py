@@ -340,6 +340,11 @@ def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict
     for name, value in (overrides or {}).get(rule_id, {}).items():
         if name not in options:
             raise PackError(f"{rule_id}: has no option {name!r}; options: {', '.join(options) or 'none'}")
+        default = options[name]
+        if (isinstance(value, (int, float)) and not isinstance(value, bool) and (value != value or (
+                isinstance(default, (int, float)) and not isinstance(default, bool) and default >= 0 and value < 0))):
+            raise PackError(f"{rule_id}: option {name} is {value!r}: it must be a number, 0 or more "
+                            f"(the default is {default})")  # linter.config.check_options says where
         options[name] = value
     raw = {k: (_substitute(v, options, rule_id) if k in CHECK_KEYS else v) for k, v in raw.items()}
     severity = raw.get("severity")
