@@ -93,7 +93,7 @@ def _matches(relative: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(relative, p.rstrip("/") + "/*") for p in patterns)
 
 
-def _filter(files: list[Path], root: Path | None, config: Config, keep: set[str] = frozenset(),
+def filter_files(files: list[Path], root: Path | None, config: Config, keep: set[str] = frozenset(),
             real: dict[str, str] | None = None) -> list[Path]:
     """``files`` the configuration's include and exclude globs let through; a
     file whose real path is in ``keep`` (named on the command line) always is."""
@@ -215,7 +215,7 @@ def _lint_one(options: Options, progress) -> Result:
     other_roots: list[str] = []  # folders below a walked one that are config repos of their own
     loops: list[str] = []  # walked links that lead nowhere and are no YAML file: a note
     real: dict[str, str] = {}  # path -> real path: a file is loaded once, however it is reached
-    requested = _filter(discover(options.paths, root, other_roots, real, loops), root, config, named, real)
+    requested = filter_files(discover(options.paths, root, other_roots, real, loops), root, config, named, real)
     requested_real = {real[os.fspath(p)] for p in requested}
     context = []  # the rest of the config repo: read only to resolve references
     staged = None
@@ -225,7 +225,7 @@ def _lint_one(options: Options, progress) -> Result:
         staged = Staged(root)
     if root is not None and not (options.hook and not requested and not staged.deleted):
         context_real: dict[str, str] = {}
-        context = [p for p in _filter(discover([root], other_roots=[], real=context_real), root, config,
+        context = [p for p in filter_files(discover([root], other_roots=[], real=context_real), root, config,
                                       real=context_real)
                    if context_real[os.fspath(p)] not in requested_real]
     progress.stage("load", total=len(requested) + len(context), unit="files")

@@ -352,7 +352,7 @@ def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = N
 
 def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: list[str] | None = None,
              real: dict[str, str] | None = None, loops: list[str] | None = None) -> list[Path]:
-    """Files to lint: files as given; directories searched for *.yaml / *.yml.
+    """Files to lint: files as given; directories searched for *.yaml / *.yml (any case: SERVER.YAML).
 
     Hidden directories (``.git``) and hidden files (``.pre-commit-config.yaml``)
     are skipped when walking; the order is sorted and stable.
@@ -376,7 +376,7 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
             real_top = os.path.realpath(top)
             for candidate in walk_files(path, boundary, other_roots):
                 name = candidate.name
-                if not (name.endswith(YAML_SUFFIXES) and not name.startswith(".")):
+                if not (name.lower().endswith(YAML_SUFFIXES) and not name.startswith(".")):
                     if loops is not None and getattr(candidate, "refusal", "").startswith("a symbolic link loop"):
                         loops.append(os.fspath(candidate))
                     continue

@@ -32,7 +32,7 @@ from linter.options import ExitError, fail_on_option, ignore_option, no_inline_s
 @fail_on_option
 @select_option
 @ignore_option
-@click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (.exlint.yaml).")
+@click.option("--config", type=click.Path(dir_okay=False), help="Configuration file (default: the nearest .exlint.yaml or [tool.exlint] above the first inventory path, as check finds it).")
 @no_inline_suppressions_option
 @click.option("-q", "--quiet", is_flag=True, help="No progress display (on a terminal) and no progress lines "
               "(in a log).")
@@ -175,6 +175,10 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
 
         options = SessionOptions(master=master, remote=remote, conf=parse_conf(confs),
                                  submitted=os.environ.get("EXLINT_SPARK_SUBMITTED") == "1", jvm_log=log)
+        if config is None:  # as `exlint check` finds it: the nearest .exlint.yaml (or [tool.exlint]) upward
+            from linter.config import find_config
+
+            config = find_config(Path(inventory[0])) if inventory else None
         configuration = read_config(Path(config)) if config else Config()
         rules = load_rules(configuration.rule_dirs, configuration.options)
     except (SessionError, ConfigError, PackError) as exc:
@@ -196,7 +200,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     progress = state["progress"] = Progress(enabled=not quiet, ticker=True, heartbeat=HEARTBEAT)
     try:
         progress.stage("load", unit="files")
-        inputs = discover_inputs(inventory, fmt=input_format)
+        inputs = discover_inputs(inventory, fmt=input_format, config=configuration)
         if not inputs:
             raise ExitError(f"no inventory files (*.yaml, *.jsonl, *.parquet) under {', '.join(inventory)}")
         progress.advance(len(inputs))
@@ -319,7 +323,8 @@ def _placed_counts(findings, run, out: dict) -> None:
 
 def _summary_table(summary: dict) -> str:
     stats = summary["stats"]
-    lines = [f"inventory: {stats['files']} file(s), {stats['records_in']} record(s) in = "
+    skipped = f" ({stats['skipped']} skipped: not exlint documents)" if stats.get("skipped") else ""
+    lines = [f"inventory: {stats['files']} file(s){skipped}, {stats['records_in']} record(s) in = "
              f"{stats['linted']} linted + {stats['records_in'] - stats['linted']} reported as malformed",
              f"findings: {summary['severity']['error']} error(s), {summary['severity']['warning']} warning(s), "
              f"{summary['severity']['info']} info", ""]
@@ -358,15 +363,16 @@ def _print_findings(findings, fmt: str, summary: dict) -> None:
         for index, finding in enumerate(_finding_objects(findings)):
             click.echo(("," if index else "") + "\n  " + json.dumps(finding.as_dict(), ensure_ascii=False), nl=False)
         body = {"files": stats["files"], "documents": stats["documents"], **summary["severity"],
-                "records_in": stats["records_in"], "linted": stats["linted"]}
+                "records_in": stats["records_in"], "linted": stats["linted"], "skipped": stats["skipped"]}
         click.echo("\n], \"summary\": " + json.dumps(body) + "}")
         return
     for finding in _finding_objects(findings):
         where = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
         click.echo(f"{where}: {finding.rule} [{finding.severity}] {finding.message}")
     counts = summary["severity"]
+    skipped = f"; {stats['skipped']} file(s) skipped: not exlint documents" if stats.get("skipped") else ""
     click.echo(f"\n{stats['files']} file(s), {stats['documents']} document(s): {counts['error']} error(s), "
-               f"{counts['warning']} warning(s), {counts['info']} info")
+               f"{counts['warning']} warning(s), {counts['info']} info{skipped}")
 
 
 def _write_report(spark, run, rules, path: str, compare: str | None, summary: dict) -> None:

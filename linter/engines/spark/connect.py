@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-TASK_SCHEMA = "kind string, est long, path string, display string, start long, stop long, first long, slot long"
+TASK_SCHEMA = ("kind string, est long, path string, display string, start long, stop long, first long, slot long, "
+               "walked boolean")
 
 
 def _to_arrow_value(value, dtype):
@@ -61,8 +62,8 @@ def union_frame(spark, schema, yaml_tasks, jsonl_tasks, task_partition, inputs):
     TASK_SCHEMA's keys); ``inputs``: (DataFrame, partition(index, rows), index
     shift) of further rows to parse (Parquet rows).
     Inventory's code is passed in, so this module stays Arrow plumbing only."""
-    tasks = [("yaml", est, path, display, 0, 0, 0, i) for i, (est, path, display) in enumerate(yaml_tasks)]
-    tasks += [("jsonl", est, path, display, start, stop, first, len(tasks) + i)
+    tasks = [("yaml", est, path, display, 0, 0, 0, i, walked) for i, (est, path, display, walked) in enumerate(yaml_tasks)]
+    tasks += [("jsonl", est, path, display, start, stop, first, len(tasks) + i, False)
               for i, (est, path, display, start, stop, first) in enumerate(jsonl_tasks)]
     schema_json = schema.json()
     frames = []

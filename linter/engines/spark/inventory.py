@@ -23,13 +23,14 @@ from urllib.parse import unquote, urlparse
 from linter.collector import collector_paused
 from linter.engines.spark import records as rows
 from linter.findings import Finding
-from linter.loading import JSONL_SUFFIXES, YAML_SUFFIXES, Document, InputError, RefusedPath, checked, load_file, \
-    walk_files
+from linter.loading import JSONL_SUFFIXES, Document, InputError, RefusedPath, broken_link, checked, discover, \
+    load_file, walk_files
 from linter.loading.jsonl import line_document, line_item
 from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
 from linter.runner import display_path
 from linter.schema import validate_document, with_owner
+from linter.loading.scope import is_own_file
 from linter.suffixes import PARQUET_SUFFIXES
 from linter.suppressions import parse_suppressions
 
@@ -58,6 +59,7 @@ class InputFile:
     display: str  # the path as findings show it
     format: str  # yaml | jsonl | parquet
     estate: int = 0
+    walked: bool = False  # found by walking a directory (not named): a foreign YAML file is skipped
 
 
 def input_format(path: Path) -> str:
@@ -69,38 +71,50 @@ def input_format(path: Path) -> str:
     return "yaml"
 
 
-def discover_inputs(paths, estate: int = 0, fmt: str | None = None) -> list[InputFile]:
-    """Files of an inventory: YAML as ``exlint check`` finds them (hidden
-    directories skipped), ``*.jsonl``/``*.ndjson`` and ``*.parquet`` (files named
-    ``_*`` or ``.*``, such as ``_SUCCESS``, skipped). A file given by name is read
-    in the format its suffix says (YAML otherwise), or ``fmt`` when given."""
+def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None) -> list[InputFile]:
+    """Files of an inventory: YAML as ``exlint check`` finds them (linter.loading.discover:
+    hidden files and directories skipped, each real file once, broken links reported;
+    a walked file that holds no exlint document is skipped in its parse task, as
+    check skips it), ``*.jsonl``/``*.ndjson`` and ``*.parquet`` (files named ``_*`` or
+    ``.*``, such as ``_SUCCESS``, skipped). A file given by name is read in the format
+    its suffix says (YAML otherwise), or ``fmt`` when given. ``config`` (a
+    linter.config.Config): its include and exclude globs apply to walked files, as
+    in check; a file named is always read."""
+    from linter.runner import filter_files
+
     found: list[InputFile] = []
     seen: set[str] = set()
 
-    def add(path: Path, kind: str) -> None:
+    def add(path: Path, kind: str, walked: bool = False) -> None:
         reason = getattr(path, "refusal", "")
         if reason:  # a link leaving the inventory, or not a regular file: reported, never read
             found.append(InputFile(REFUSED + reason, display_path(path), "yaml", estate))
             return
-        absolute = str(path.resolve())
+        absolute = os.path.realpath(path)
         if absolute not in seen:
             seen.add(absolute)
-            found.append(InputFile(absolute, display_path(path), kind, estate))
+            found.append(InputFile(absolute, display_path(path), kind, estate, walked))
 
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
+            walked = []
+            if fmt in (None, "yaml"):
+                walked += [(candidate, "yaml") for candidate in discover([path])]
             for candidate in walk_files(path):
                 name = candidate.name
-                lowered = name.lower()
-                if lowered.endswith(YAML_SUFFIXES) and not name.startswith(".exlint"):
-                    if fmt in (None, "yaml"):
-                        add(candidate, "yaml")
-                elif lowered.endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", ".")):
+                if name.lower().endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", ".")):
                     kind = input_format(candidate)
                     if fmt in (None, kind):
-                        add(candidate, kind)
-        elif path.exists():
+                        walked.append((candidate, kind))
+            kinds = {os.fspath(candidate): kind for candidate, kind in walked}
+            kept = [c for c, _ in walked] if config is None else filter_files([c for c, _ in walked], None, config)
+            for candidate in kept:
+                add(candidate, kinds[os.fspath(candidate)], walked=True)
+        elif path.exists() or path.is_symlink():
+            reason = broken_link(path)
+            if reason is not None:
+                raise InputError(f"{raw}: {reason}")
             add(checked(path, None), fmt or input_format(path))
         else:
             raise InputError(f"{raw}: no such file or directory")
@@ -136,8 +150,8 @@ class Emitter:
         return [self._row(SUPPRESSION_TAG, 3, (est, s.file, s.line, s.column, s.applies_to, rule))
                 for s in parse_suppressions(display, text) for rule in s.rules]
 
-    def stats(self, est: int, files: int, documents: int, records_in: int, linted: int) -> tuple:
-        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted))
+    def stats(self, est: int, files: int, documents: int, records_in: int, linted: int, skipped: int = 0) -> tuple:
+        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted, skipped))
 
     def document(self, document: Document, est: int):
         """Rows of one document (findings, and records when it can be modelled),
@@ -167,7 +181,7 @@ def union_columns() -> list[tuple[str, str]]:
 
 @collector_paused
 def _yaml_rows(emit: Emitter, task) -> list:
-    est, path, display = task
+    est, path, display, walked = task
     try:
         if path.startswith(REFUSED):
             loaded = load_file(refused_path(display, path[len(REFUSED):]), display)
@@ -180,6 +194,8 @@ def _yaml_rows(emit: Emitter, task) -> list:
     if loaded is None:
         out.append(emit.finding(failure, est))
         return out + [emit.stats(est, 1, 0, 1, 0)]
+    if walked and not is_own_file(loaded):  # a CI workflow, a compose file: not exlint's (as `exlint check` walks)
+        return [emit.stats(est, 0, 0, 0, 0, skipped=1)]
     out.extend(emit.suppressions(loaded.path, loaded.text, est))
     broken = 0
     for finding in loaded.findings:
@@ -320,7 +336,7 @@ def _connect_tasks_partition(index, tasks):
     emit = Emitter(index)
     for task in tasks:
         if task["kind"] == "yaml":
-            yield from _yaml_rows(emit, (task["est"], task["path"], task["display"]))
+            yield from _yaml_rows(emit, (task["est"], task["path"], task["display"], task["walked"]))
         else:
             yield from _jsonl_rows(emit, (task["est"], task["path"], task["display"], task["start"], task["stop"],
                                           task["first"]))
@@ -388,7 +404,7 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
     schema = rows.spark_schema(columns)
     connect = is_connect(spark)
     parallelism = cores(spark)
-    yaml_tasks = [(i.estate, i.path, i.display) for i in inputs if i.format == "yaml"]
+    yaml_tasks = [(i.estate, i.path, i.display, i.walked) for i in inputs if i.format == "yaml"]
     jsonl = [i for i in inputs if i.format == "jsonl"]
     tasks = []
     parquet = [i for i in inputs if i.format == "parquet"]

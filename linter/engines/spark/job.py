@@ -39,7 +39,7 @@ class EstateRun:
     rdds_before: set | None = None  # cached RDDs that existed before the run (kept on close)
 
     def stats(self, est: int | None = None) -> dict:
-        keys = ("files", "documents", "records_in", "linted")
+        keys = ("files", "documents", "records_in", "linted", "skipped")
         picked = [v for k, v in self.inventory.stats.items() if est is None or k == est]
         return {k: sum(s[k] for s in picked) for k in keys}
 

@@ -41,7 +41,8 @@ FINDING = [
 # an inline suppression of a YAML file (linter.suppressions), one row per rule it names
 SUPPRESSION = [("_est", "long"), ("file", "string"), ("line", "long"), ("column", "long"), ("applies", "long"),
                ("rule", "string")]
-STATS = [("_est", "long"), ("files", "long"), ("documents", "long"), ("records_in", "long"), ("linted", "long")]
+STATS = [("_est", "long"), ("files", "long"), ("documents", "long"), ("records_in", "long"), ("linted", "long"),
+         ("skipped", "long")]
 _INT64 = 2**63
 
 
