@@ -46,7 +46,8 @@ def write_baseline(path: Path, findings) -> None:
     # valid_unicode: a file name with undecodable bytes is written with U+FFFD
     # (the fingerprint, which matching uses, was taken from the real name)
     text = valid_unicode(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
-    atomic_write(str(path), text.encode("utf-8"), create=True)
+    # replaces only what it may (the caller checks: linter.reports.ownership); a FIFO or /dev/stdout is written into
+    atomic_write(str(path), text.encode("utf-8"), create=True, special=True, follow=True)
 
 
 def read_baseline(path: Path) -> list[dict]:

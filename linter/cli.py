@@ -21,7 +21,7 @@ def _renderer(name: str):
     return importlib.import_module(f"linter.reports.{module}").render
 
 
-def write_reports(result, formats, outputs, progress=None, colour_mode="auto", stdout=True) -> None:
+def write_reports(result, formats, outputs, progress=None, colour_mode="auto", stdout=True, inputs=()) -> None:
     from linter.reports.routing import RoutingError, route
 
     default = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
@@ -35,6 +35,7 @@ def write_reports(result, formats, outputs, progress=None, colour_mode="auto", s
         progress.stage("write", total=len(to_files) + len(stdout_formats), unit="reports")
     from linter.textsafe import valid_unicode
 
+    refuse_outputs([path for _, path in to_files], None, inputs)
     for fmt, path in to_files:
         text = valid_unicode(_renderer(fmt)(result, colour=False))
         if progress is not None:
@@ -42,14 +43,72 @@ def write_reports(result, formats, outputs, progress=None, colour_mode="auto", s
         try:
             from linter.atomic import atomic_write
 
-            atomic_write(path, text.encode("utf-8"), create=True)
+            atomic_write(path, text.encode("utf-8"), create=True, special=True, follow=True)
         except OSError as exc:
-            raise ExitError(f"{path}: cannot write report: {exc.strerror or exc}") from None
+            raise ExitError(f"{path}: cannot write report: {exc.strerror or exc}; "
+                            "choose another --output path") from None
     if progress is not None and stdout_formats:
         progress.done()
     for fmt in stdout_formats:
         colour = fmt == "text" and use_colour(colour_mode, sys.stdout)
-        click.echo(valid_unicode(_renderer(fmt)(result, colour=colour)), nl=False, color=colour)
+        try:
+            click.echo(valid_unicode(_renderer(fmt)(result, colour=colour)), nl=False, color=colour)
+            sys.stdout.flush()
+        except OSError as exc:
+            raise stdout_failed(exc, "the report") from None
+
+
+def stdout_failed(exc: OSError, what: str | None = None) -> ExitError:
+    """The one-line error for a write to standard output that failed (a full disk,
+    a closed pipe); standard output is pointed at the null device so that the
+    interpreter's last flush does not fail again with a trace."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, sys.stdout.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real descriptor (a test's captured output)
+    what = f"{what} " if what else ""
+    return ExitError(f"cannot write {what}to standard output: {exc.strerror or exc}; check where standard "
+                     "output goes (a full disk, a closed pipe), or write to a file with --output")
+
+
+def refuse_outputs(outputs, baseline_path, inputs) -> None:
+    """ExitError unless every report file (and the baseline to record) may be
+    written: not an input, not given twice, and absent, empty, special (a FIFO,
+    /dev/null, /dev/stdout) or a report exlint wrote (linter.reports.ownership)."""
+    from linter.atomic import resolve_target
+    from linter.reports.ownership import OutputRefused, check_output
+
+    seen: dict[str, str] = {}
+    named = [(p, "--output") for p in outputs] + ([(baseline_path, "--write-baseline")] if baseline_path else [])
+    for path, option in named:
+        try:
+            check_output(path, option, inputs)
+            target = resolve_target(path)
+        except OutputRefused as exc:
+            raise ExitError(str(exc)) from None
+        except OSError as exc:
+            raise ExitError(f"{path}: cannot write {'the baseline' if option == '--write-baseline' else 'a report'} "
+                            f"there: {exc.strerror or exc}") from None
+        if target.kind == "file":
+            if target.path in seen:
+                raise ExitError(f"{path}: named twice ({seen[target.path]} and {option} {path}); "
+                                "give each report a file of its own")
+            seen[target.path] = f"{option} {path}"
+
+
+def _inputs(paths, config=None, baseline=None, result=None) -> list[str]:
+    """The files a run reads (a report must never replace one of them)."""
+    found = [p for p in paths if not os.path.isdir(p)]
+    found += [p for p in (config, baseline) if p]
+    if result is not None:
+        found += [lf.path for lf in result.loaded]
+        if getattr(result.config, "path", None):
+            found.append(str(result.config.path))
+    return found
 
 
 def use_colour(mode: str, stream) -> bool:
@@ -64,7 +123,48 @@ def use_colour(mode: str, stream) -> bool:
     return stream.isatty()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Interrupted(ExitError):
+    """Ctrl-C (SIGINT): one line and exit 130 (128 + SIGINT), as shells expect."""
+    exit_code = 130
+
+    def show(self, file=None):
+        click.echo(f"exlint: {self.message}", err=True)
+
+
+INTERRUPTED = "interrupted (Ctrl-C): stopped before the end, no file left half-written; run the command again to finish"
+
+
+class ExlintGroup(click.Group):
+    """Failures every command shares: Ctrl-C is exit 130 with one line (not
+    Click's "Aborted!" and exit 1), and standard output that cannot be written (a
+    full disk, a closed pipe) is exit 2 with one line, never a trace."""
+
+    def invoke(self, ctx):
+        try:
+            try:
+                return super().invoke(ctx)
+            finally:
+                _flush_stdout()
+        except KeyboardInterrupt:
+            raise Interrupted(INTERRUPTED) from None
+        except click.ClickException:
+            raise
+        except OSError as exc:  # escaped a command: a write to standard output, or an I/O error of its own
+            if exc.filename is None:
+                raise stdout_failed(exc) from None
+            raise ExitError(f"{exc.filename}: {exc.strerror or exc}") from None
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        raise stdout_failed(exc) from None
+    except ValueError:
+        pass  # closed
+
+
+@click.group(cls=ExlintGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="exlint")
 def cli():
     """exlint: lint Exchange public-folder replication and transport settings kept as YAML."""
@@ -119,12 +219,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
     Walking a directory, only exlint documents are linted (YAML files with no
     apiVersion exlint/... and no kind exlint knows are skipped and counted);
     hidden files and folders are not walked. A file named is always linted."""
-    from linter.baseline import BaselineError, apply_baseline, read_baseline
-    from linter.baseline import write_baseline as record_baseline
-    from linter.config import ConfigError
-    from linter.loading import InputError
-    from linter.policy.packs import PackError
-    from linter.runner import Options, lint
+    from linter.runner import Options
 
     if unsafe_fixes and not (fix or show_diff):
         raise ExitError("--unsafe-fixes applies with --fix or --diff: add one of them")
@@ -136,15 +231,38 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
     )
     if not paths and not hook:
         raise ExitError("no PATH given: name the files or directories to lint (e.g. `exlint check .`)")
+    # a report or baseline may replace only what exlint wrote: refused before any work (and before --fix)
+    read_baseline_path = None if write_baseline else baseline
+    refuse_outputs([] if write_baseline else outputs, write_baseline, _inputs(paths, config, read_baseline_path))
     from linter.progress import Progress
 
     progress = Progress(enabled=not quiet)
+    try:
+        _check(options, progress, formats, outputs, fail_on, baseline, write_baseline, read_baseline_path, compare,
+               verbose, colour_mode, fix, unsafe_fixes, show_diff)
+    except KeyboardInterrupt:
+        progress.done(summary=False)  # the line of the progress display goes; the group says why
+        raise
+
+
+def _check(options, progress, formats, outputs, fail_on, baseline, write_baseline, read_baseline_path, compare,
+           verbose, colour_mode, fix, unsafe_fixes, show_diff) -> None:
+    from linter.baseline import BaselineError, apply_baseline, read_baseline
+    from linter.baseline import write_baseline as record_baseline
+    from linter.config import ConfigError
+    from linter.loading import InputError
+    from linter.policy.packs import PackError
+    from linter.runner import lint
+
+    paths = options.paths
     try:
         result = lint(options, progress)
     except (InputError, ConfigError, PackError) as exc:
         progress.done(summary=False)
         raise ExitError(str(exc)) from None
     progress.clear()
+    inputs = _inputs(paths, options.config, read_baseline_path, result)
+    refuse_outputs([] if write_baseline else outputs, write_baseline, inputs)
     _explain_run(result, verbose)
     write_failed = False
     if fix or show_diff:  # see docs/autofix.md
@@ -162,7 +280,8 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         try:
             record_baseline(Path(write_baseline), result.findings)
         except OSError as exc:
-            raise ExitError(f"{write_baseline}: cannot write baseline: {exc.strerror or exc}") from None
+            raise ExitError(f"{write_baseline}: cannot write baseline: {exc.strerror or exc}; "
+                            "choose another --write-baseline path") from None
         click.echo(f"exlint: recorded {len(result.findings)} finding(s) in {write_baseline}", err=True)
         sys.exit(0)
     if baseline:
@@ -197,7 +316,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
     result.fail_on = threshold  # the JUnit report fails test cases at this level only
     # with --diff, standard output holds the diff: reports go to their --output files only
     if outputs or not show_diff:
-        write_reports(result, formats, outputs, progress, colour_mode, stdout=not show_diff)
+        write_reports(result, formats, outputs, progress, colour_mode, stdout=not show_diff, inputs=inputs)
     progress.done()
     sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
 
@@ -338,7 +457,11 @@ _register_optional_commands()
 
 
 def main() -> None:
-    cli(prog_name="exlint")
+    try:
+        cli(prog_name="exlint")
+    except KeyboardInterrupt:  # before or after a command ran (the group handles the command itself)
+        Interrupted(INTERRUPTED).show()
+        sys.exit(Interrupted.exit_code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -457,7 +457,7 @@ def test_packs_reject_bad_fixes(tmp_path, fix, message):
 
 
 def test_a_user_rule_with_a_fix(estate, tmp_path):
-    packs = tmp_path / "packs"
+    packs = estate / "packs"  # rule packs live inside the repository (docs/security.md)
     packs.mkdir()
     (packs / "user.yaml").write_text(USER_RULE.format(fix="{set: 'least(value, 100)'}"))
     (estate / ".exlint.yaml").write_text(f"rule_dirs: [{packs}]\n")

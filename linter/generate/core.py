@@ -105,9 +105,9 @@ class Sink:
 
 
 class JsonlSink(Sink):
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, name: str | None = None):
         self.path = path
-        self.file = path.name
+        self.file = name or path.name  # the name the manifest gives (``path`` may be a temporary file)
         self.handle = open(path, "w", encoding="utf-8", newline="\n", buffering=1 << 20)
         self.line = 0
 
@@ -256,8 +256,7 @@ class Manifest:
 
     def __init__(self, path: Path, header: dict):
         self.path = path
-        self.tmp = path.with_name(path.name + ".tmp")
-        self.handle = open(self.tmp, "w", encoding="utf-8", newline="\n")
+        self.handle = open(path, "w", encoding="utf-8", newline="\n")
         head = json.dumps(header, indent=2, ensure_ascii=False)
         self.handle.write(head[:-2] + ',\n  "defects": [')
         self.count = 0
@@ -273,7 +272,9 @@ class Manifest:
         body = json.dumps(summary, indent=2, ensure_ascii=False).replace("\n", "\n  ")
         self.handle.write(("\n  ],\n" if self.count else "],\n") + f'  "summary": {body}\n}}\n')
         self.handle.close()
-        os.replace(self.tmp, self.path)
+
+    def close(self) -> None:
+        self.handle.close()
 
 
 # -- the generator ---------------------------------------------------------------------
@@ -488,20 +489,30 @@ class Generator:
         started = time.perf_counter()
         s = self.s
         out = Path(s.output)
+        # everything is written to a staging file or directory beside the output, which
+        # takes the output's place only when the whole estate is written: a failure or
+        # Ctrl-C leaves the output as it was and no partial estate behind
+        self.staging = staging = Staging(out, s.format, s.overwrite)
+        self.manifest = None
+        try:
+            return self._run(out, staging, started)
+        except BaseException:
+            if self.manifest is not None:
+                self.manifest.close()
+            staging.discard()
+            raise
+
+    def _run(self, out: Path, staging: "Staging", started: float) -> dict:
+        s = self.s
         if s.format == "jsonl":
-            if out.is_dir():
-                raise GenerateError(f"{out}: is a directory; --format jsonl writes one file")
-            if out.exists() and not s.overwrite:
-                raise GenerateError(f"{out}: exists; add --overwrite to replace it")
-            out.parent.mkdir(parents=True, exist_ok=True)
-            self.sink = JsonlSink(out)
+            self.sink = JsonlSink(staging.file(out), out.name)
             manifest_path = out.with_name(out.name + ".manifest.json")
         else:
-            _prepare_dir(out, s.overwrite)
-            self.sink = YamlSink(out)
-            (out / ".exlint.yaml").write_text("# exlint configuration (defaults)\n{}\n", encoding="utf-8")
+            root = staging.directory()
+            self.sink = YamlSink(root)
+            (root / ".exlint.yaml").write_text("# exlint configuration (defaults)\n{}\n", encoding="utf-8")
             manifest_path = out / "manifest.json"
-        self.manifest = Manifest(manifest_path, {
+        self.manifest = Manifest(staging.file(manifest_path) if s.format == "jsonl" else root / "manifest.json", {
             "generator": "exlint generate",
             "format": s.format,
             "servers": s.servers,
@@ -527,6 +538,7 @@ class Generator:
             "unusedForced": sorted(self.forced_left),
         }
         self.manifest.finish(summary)
+        staging.commit()
         return dict(summary, seconds=round(elapsed, 3), output=str(out), manifest=str(manifest_path),
                     expectedFindings=self.manifest.count)
 
@@ -1079,17 +1091,107 @@ class Generator:
                 f"  replicas: [{', '.join(replicas)}]\n")
 
 
-def _prepare_dir(out: Path, overwrite: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise GenerateError(f"{out}: exists and is not a directory; --format yaml writes a directory tree")
-    if out.is_dir() and any(out.iterdir()):
-        if not overwrite:
-            raise GenerateError(f"{out}: directory is not empty; choose another --output or add --overwrite")
-        for part in ("servers", "stores", "mailbox-databases", "folders"):
-            shutil.rmtree(out / part, ignore_errors=True)
-        for part in ("organization.yaml", "manifest.json", ".exlint.yaml"):
-            (out / part).unlink(missing_ok=True)
-    out.mkdir(parents=True, exist_ok=True)
+PARTS = ("servers", "stores", "mailbox-databases", "folders", "organization.yaml", "manifest.json", ".exlint.yaml")
+STAGING_SUFFIX = ".exlint-generate"
+
+
+def _generated_here(out: Path) -> bool:
+    """Whether the directory ``out`` holds an estate of ``exlint generate`` (its manifest says so)."""
+    try:
+        with open(out / "manifest.json", encoding="utf-8") as handle:
+            head = handle.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return '"generator": "exlint generate"' in head
+
+
+class Staging:
+    """Where a run writes before its output is in place: a temporary file beside
+    each output file (jsonl: the estate and its manifest), or a temporary directory
+    (yaml: inside the output directory when it exists, so the parts move within one
+    file system, else beside it). ``commit`` puts everything in place with renames;
+    ``discard`` removes what the run wrote. Checks the output first: an existing
+    file is replaced only with ``overwrite``; an existing directory must be empty,
+    or (with ``overwrite``) hold an earlier generated estate, whose parts are
+    replaced only at commit."""
+
+    def __init__(self, out: Path, fmt: str, overwrite: bool):
+        self.out = out
+        self.format = fmt
+        self.files: list[tuple[Path, Path]] = []  # (temporary, final)
+        self.root: Path | None = None
+        if fmt == "jsonl":
+            if out.is_dir():
+                raise GenerateError(f"{out}: is a directory; --format jsonl writes one file")
+            if (out.exists() or out.is_symlink()) and not overwrite:
+                raise GenerateError(f"{out}: exists; add --overwrite to replace it")
+            return
+        if (out.exists() or out.is_symlink()) and not out.is_dir():
+            raise GenerateError(f"{out}: exists and is not a directory; --format yaml writes a directory tree")
+        if out.is_dir() and any(not p.name.endswith(STAGING_SUFFIX) for p in out.iterdir()):
+            if not overwrite:
+                raise GenerateError(f"{out}: directory is not empty; choose another --output or add --overwrite")
+            if not _generated_here(out):
+                raise GenerateError(f"{out}: holds files exlint generate did not write (no manifest.json of an "
+                                    "earlier estate), which --overwrite would delete; choose another --output, "
+                                    "or empty it first")
+
+    def file(self, final: Path) -> Path:
+        import tempfile
+
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.", suffix=STAGING_SUFFIX)
+        os.close(fd)
+        temporary = Path(name)
+        self.files.append((temporary, final))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        return temporary
+
+    def directory(self) -> Path:
+        import tempfile
+
+        inside = self.out.is_dir()
+        parent = self.out if inside else self.out.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        self.root = Path(tempfile.mkdtemp(dir=parent, prefix=f".{self.out.name}.", suffix=STAGING_SUFFIX))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.root, 0o777 & ~umask)
+        return self.root
+
+    def commit(self) -> None:
+        for temporary, final in self.files:
+            os.replace(temporary, final)
+        self.files = []
+        if self.root is None:
+            return
+        if not (self.out.exists() or self.out.is_symlink()):
+            os.rename(self.root, self.out)
+            self.root = None
+            return
+        for part in PARTS:  # an earlier estate's parts (checked: it is one), then this run's
+            old = self.out / part
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old)
+            elif old.exists() or old.is_symlink():
+                old.unlink()
+            if (self.root / part).exists():
+                os.rename(self.root / part, old)
+        os.rmdir(self.root)
+        self.root = None
+
+    def discard(self) -> None:
+        for temporary, _ in self.files:
+            try:
+                temporary.unlink()
+            except OSError:
+                pass
+        self.files = []
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None
 
 
 def generate(settings: Settings) -> dict:

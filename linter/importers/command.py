@@ -39,10 +39,14 @@ def import_command(sources: tuple[str, ...], output: Path, organization: str | N
     two sources disagree on is reported and not written (exit code 1). Existing files
     in the output directory are updated in place, keeping their comments and layout.
     """
+    from .errors import SourceError
     from .pipeline import run_import
 
     try:
         result = run_import(list(sources), output, organization=organization, dry_run=dry_run)
+    except SourceError as exc:  # a file the import must not write (checked before the first is written)
+        click.echo(printable(str(exc)), err=True)
+        raise SystemExit(2)
     except Exception as exc:  # an importer bug must still not print a traceback
         click.echo(printable(f"{output}: error: internal error while importing: {type(exc).__name__}: {exc}"), err=True)
         raise SystemExit(2)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from linter.atomic import atomic_write
 from linter.loading import refusal
+from linter.schema import KINDS
 from linter.suffixes import YAML_SUFFIXES
 from linter.textsafe import printable
 
@@ -188,6 +189,7 @@ class YamlFile:
     needs_dump: bool = False
     patches: dict[int, str] = field(default_factory=dict)
     bom: bool = False
+    foreign: int = 0  # 1-based position of the first document that is not an exlint document (0: none)
 
     def structural_change(self) -> None:
         self.changed = True
@@ -354,7 +356,10 @@ class OutputTree:
             raise SourceError(str(path), f"cannot update this existing YAML file: {exc}") from None
         first = next((l.strip() for l in text.splitlines() if l.strip() and not l.lstrip().startswith("#")), "")
         relative = path.relative_to(self.root)
-        yaml_file = YamlFile(relative, documents, text, first.startswith("---"), _guess_indent(text), bom=bom)
+        foreign = next((n for n, doc in enumerate(documents, start=1)
+                        if doc is not None and not _exlint_document(doc)), 0)
+        yaml_file = YamlFile(relative, documents, text, first.startswith("---"), _guess_indent(text), bom=bom,
+                             foreign=foreign)
         self.files[relative] = yaml_file
         for position, doc in enumerate(documents):
             if not isinstance(doc, dict) or doc.get("kind") not in self.KINDS:
@@ -438,15 +443,51 @@ class OutputTree:
             yaml_file = self.files[path]
             status = "unchanged" if not yaml_file.changed else "created" if yaml_file.text is None else "updated"
             result.changes.append(FileChange(path, status, touched[path]))
+        self.check_targets()
+
+    def check_targets(self) -> None:
+        """SourceError, before anything is written, when a file the import would
+        write must not be written: an existing file holding YAML that is not
+        exlint's (an import writes only into exlint documents), a folder or other
+        non-file in the way, a folder leading out of the output directory."""
+        real_root = os.path.realpath(self.root)
+        for yaml_file in self.files.values():
+            if not yaml_file.changed:
+                continue
+            target = self.root / yaml_file.path
+            if yaml_file.foreign:
+                raise SourceError(str(target), f"holds YAML that is not an exlint document (document "
+                                  f"{yaml_file.foreign} has no apiVersion exlint/... and no kind exlint knows), and "
+                                  "the import would write into this file: move it aside, or import into another "
+                                  "directory; nothing was written")
+            for parent in reversed(target.parents):
+                if parent == self.root or self.root not in parent.parents:
+                    continue
+                if (parent.exists() or parent.is_symlink()) and not parent.is_dir():
+                    raise SourceError(str(parent), "is in the way of a folder the import writes into: move it "
+                                      "aside, or import into another directory; nothing was written")
+            real_parent = os.path.realpath(target.parent)
+            if real_parent != real_root and not real_parent.startswith(real_root.rstrip(os.sep) + os.sep):
+                raise SourceError(str(target.parent), "leads out of the output directory (a link): the import "
+                                  "writes only inside it; remove the link, or import into another directory; "
+                                  "nothing was written")
+            if target.is_symlink() or target.exists():
+                if target.is_dir():
+                    raise SourceError(str(target), "a directory is in the way of the file the import writes: "
+                                      "move it aside, or import into another directory; nothing was written")
+                if yaml_file.text is None:  # not there when the directory was read
+                    raise SourceError(str(target), "appeared while importing, or is not a regular file: move it "
+                                      "aside, or import into another directory; nothing was written")
 
     def write(self) -> None:
+        self.check_targets()
         # every file is rendered before the first is written: a failure to render
         # one must not leave the others half imported
         rendered = [(self.root / yaml_file.path, yaml_file.render().encode("utf-8"))
                     for yaml_file in self.files.values() if yaml_file.changed]
         for target, data in rendered:
             target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(str(target), data, create=True)
+            atomic_write(str(target), data, create=True, follow=True)  # links checked: inside the output
 
     # New documents ----------------------------------------------------------------
 
@@ -485,6 +526,15 @@ class OutputTree:
 
 class _NotAMapping(Exception):
     pass
+
+
+def _exlint_document(doc: Any) -> bool:
+    """An exlint document, as ``exlint check`` tells them (linter.loading.scope):
+    an ``apiVersion`` of ``exlint/…`` or a kind exlint knows."""
+    if not isinstance(doc, dict):
+        return False
+    api = doc.get("apiVersion")
+    return (isinstance(api, str) and api.startswith("exlint/")) or doc.get("kind") in KINDS
 
 
 def _lookup(data: Any, path: tuple) -> Any:
@@ -663,4 +713,6 @@ def _preamble(text: str | None) -> str:
         if line.strip() and not line.lstrip().startswith("#"):
             return ""
         lines.append(line)
-    return ""
+    # a comment-only file: its comments stay above the document the import adds
+    kept = "".join(lines).rstrip("\r\n")
+    return kept + "\n" if kept.strip() else ""

@@ -3,6 +3,7 @@ module does not import PySpark (exlint check never does); the command says how
 to install it when it is missing."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -171,8 +172,6 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     try:
         version = require_pyspark()
         check_java(version)
-        import os
-
         options = SessionOptions(master=master, remote=remote, conf=parse_conf(confs),
                                  submitted=os.environ.get("EXLINT_SPARK_SUBMITTED") == "1", jvm_log=log)
         if config is None:  # as `exlint check` finds it: the nearest .exlint.yaml (or [tool.exlint]) upward
@@ -195,6 +194,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             check_target(output_dir, inventory)
         except OutputError as exc:
             raise ExitError(str(exc)) from None
+    if report:  # the same for the HTML report: an input, or a file exlint did not write, is refused
+        _check_report_path(report, inventory)
     # a Spark job reports nothing for minutes: the ticker keeps the elapsed time moving,
     # and in a log a line every HEARTBEAT seconds says the job is alive and where it is
     progress = state["progress"] = Progress(enabled=not quiet, ticker=True, heartbeat=HEARTBEAT)
@@ -375,6 +376,19 @@ def _print_findings(findings, fmt: str, summary: dict) -> None:
                f"{counts['warning']} warning(s), {counts['info']} info{skipped}")
 
 
+def _check_report_path(path: str, inventory) -> None:
+    from linter.reports.ownership import OutputRefused, check_output
+
+    inputs = [os.path.join(root, name) for item in inventory
+              for root, _, names in (os.walk(item) if os.path.isdir(item) else [("", None, [item])]) for name in names]
+    try:
+        check_output(path, "--report", inputs)
+    except OutputRefused as exc:
+        raise ExitError(str(exc)) from None
+    except OSError as exc:
+        raise ExitError(f"{path}: cannot write the report there: {exc.strerror or exc}") from None
+
+
 def _write_report(spark, run, rules, path: str, compare: str | None, summary: dict) -> None:
     from linter.atomic import atomic_write
     from linter.engines.spark.report import compare_frames, report_data
@@ -390,7 +404,8 @@ def _write_report(spark, run, rules, path: str, compare: str | None, summary: di
                        meta={"scope": {"files": stats["files"], "documents": stats["documents"], "paths": [],
                                        "records_in": stats["records_in"], "linted": stats["linted"]}})
     try:
-        atomic_write(path, render_html(data).encode("utf-8"), create=True)
+        _check_report_path(path, ())  # again: the job ran for minutes
+        atomic_write(path, render_html(data).encode("utf-8"), create=True, special=True, follow=True)
     except OSError as exc:
         raise ExitError(f"{path}: cannot write the report: {exc.strerror or exc}") from None
 

@@ -1,0 +1,125 @@
+"""`exlint import --output DIR` writes only into exlint's own documents: a file
+at a target path holding the admin's own YAML, a folder in the way of a file, a
+file in the way of a folder or a folder leading out of the output directory is
+refused with one line naming the real path and the way out, before anything is
+written (every target is checked before the first is written)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .conftest import FIXTURES, run_import
+
+SOURCES = FIXTURES / "estate"
+# what an import of SOURCES into an empty directory creates
+CREATED = {"organization.yaml", "servers/ex03-lon.yaml", "servers/ex07-lon-01.yaml", "servers/ex10-par-01.yaml",
+           "stores/pfdb-lon-01.yaml", "stores/pfdb-par-01.yaml", "mailbox-databases/mbxdb-lon-01.yaml"}
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _one_line(result) -> str:
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert ".exlint-fix" not in lines[0]  # the real target, never atomic_write's temporary file
+    return lines[0]
+
+
+def test_the_fixture_import_creates_what_these_tests_expect(tmp_path):
+    result = run_import(SOURCES, "--output", tmp_path / "out")
+    assert result.exit_code == 0, result.stderr
+    assert set(_tree(tmp_path / "out")) == CREATED
+
+
+def test_a_file_of_the_admins_own_yaml_at_a_target_is_refused_and_nothing_is_written(tmp_path):
+    out = tmp_path / "out"
+    (out / "servers").mkdir(parents=True)
+    foreign = out / "servers" / "ex07-lon-01.yaml"
+    foreign.write_text("# my notes about ex07\nowner: bob\nnotes: keep this\n")
+    before = _tree(out)
+    line = _one_line(run_import(SOURCES, "--output", out))
+    assert str(foreign) in line and "not an exlint document" in line
+    assert "move it aside" in line and "nothing was written" in line
+    assert _tree(out) == before  # the foreign file as it was, and no other file written (organization.yaml)
+    assert not list(out.rglob(".*exlint*"))
+
+
+def test_the_refusal_is_reported_by_a_dry_run_too(tmp_path):
+    out = tmp_path / "out"
+    (out / "servers").mkdir(parents=True)
+    (out / "servers" / "ex07-lon-01.yaml").write_text("owner: bob\n")
+    line = _one_line(run_import(SOURCES, "--output", out, "--dry-run"))
+    assert "ex07-lon-01.yaml" in line
+
+
+def test_an_exlint_file_that_also_holds_foreign_documents_is_not_updated(tmp_path):
+    out = tmp_path / "out"
+    assert run_import(SOURCES, "--output", out).exit_code == 0
+    server = out / "servers" / "ex07-lon-01.yaml"
+    mixed = server.read_text().replace("version:", "version: 0  # changed\n  was:", 1)
+    server.write_text(mixed + "---\nsomething: else\n")
+    before = _tree(out)
+    line = _one_line(run_import(SOURCES, "--output", out))
+    assert str(server) in line and "document 2" in line
+    assert _tree(out) == before
+
+
+def test_a_directory_at_a_target_path_is_named_and_nothing_is_written(tmp_path):
+    out = tmp_path / "out"
+    in_the_way = out / "servers" / "ex07-lon-01.yaml"
+    in_the_way.mkdir(parents=True)
+    line = _one_line(run_import(SOURCES, "--output", out))
+    assert str(in_the_way) in line and "directory is in the way" in line
+    assert _tree(out) == {}  # organization.yaml (sorted first) was not written either
+    assert in_the_way.is_dir()
+
+
+def test_a_file_where_a_folder_goes_is_refused_before_writing(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "stores").write_text("not a folder\n")
+    line = _one_line(run_import(SOURCES, "--output", out))
+    assert str(out / "stores") in line and "in the way of a folder" in line
+    assert _tree(out) == {"stores": b"not a folder\n"}
+
+
+def test_a_folder_link_leading_out_of_the_output_directory_is_refused(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (out / "servers").symlink_to(elsewhere)
+    line = _one_line(run_import(SOURCES, "--output", out))
+    assert "leads out of the output directory" in line
+    assert not list(elsewhere.iterdir()) and not (out / "organization.yaml").exists()
+
+
+def test_a_comment_only_file_at_a_target_keeps_its_comments(tmp_path):
+    out = tmp_path / "out"
+    (out / "servers").mkdir(parents=True)
+    placeholder = out / "servers" / "ex07-lon-01.yaml"
+    placeholder.write_text("# EX07-LON-01: to be imported\n\n# owner: messaging team\n")
+    result = run_import(SOURCES, "--output", out)
+    assert result.exit_code == 0, result.stderr
+    text = placeholder.read_text()
+    assert text.startswith("# EX07-LON-01: to be imported\n\n# owner: messaging team\n")
+    assert "kind: Server" in text and "name: EX07-LON-01" in text
+
+
+def test_a_link_to_an_exlint_file_inside_the_output_is_updated_through(tmp_path):
+    out = tmp_path / "out"
+    assert run_import(SOURCES, "--output", out).exit_code == 0
+    server = out / "servers" / "ex07-lon-01.yaml"
+    kept = out / ".kept" / "ex07.yaml"  # a hidden folder: not read as a document of its own
+    kept.parent.mkdir()
+    os.replace(server, kept)
+    server.symlink_to(os.path.relpath(kept, server.parent))
+    kept.write_text(kept.read_text().replace("site:", "site: Elsewhere\n  oldSite:", 1))
+    result = run_import(SOURCES, "--output", out)
+    assert result.exit_code in (0, 1), result.stderr
+    assert server.is_symlink()  # the admin's link stays; the file it points to is updated
+    assert "site: London" in kept.read_text()
+    assert not list(out.rglob(".*.exlint-fix"))
