@@ -49,3 +49,15 @@ def test_generated_inventory_is_linted_and_not_fixed_in_place(tmp_path):
     done = CliRunner().invoke(cli, ["check", str(path), "--fix"])
     assert "JSON Lines files are not edited in place" in done.output
     assert path.read_bytes() == before
+
+
+def test_the_json_decoders_terse_messages_say_what_to_do(tmp_path):
+    from linter.loading.jsonl import json_document
+
+    cases = {'{"a": 1} {"b": 2}': "more text after the end of the document",
+             '{"a": }': "a value was expected here",
+             "{'a': 1}": "a key in double quotes was expected here"}
+    for text, expected in cases.items():
+        document, findings = json_document(text, "x.jsonl", 0, 3)
+        assert document is None and len(findings) == 1
+        assert findings[0].line == 3 and expected in findings[0].message, findings[0].message

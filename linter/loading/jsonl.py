@@ -109,6 +109,17 @@ def _plain(value):
     return value
 
 
+# what Python's JSON decoder says, and what it means on a line of JSON Lines
+_JSON_HINTS = {
+    "Extra data": "more text after the end of the document (JSON Lines hold one document per line: "
+                  "split the line, or remove what follows the closing brace)",
+    "Expecting value": "a value was expected here (a string in double quotes, a number, an object, an array, "
+                       "true, false or null)",
+    "Expecting property name enclosed in double quotes": "a key in double quotes was expected here "
+                                                         "(JSON has no single quotes, comments or trailing commas)",
+}
+
+
 def json_document(text: str, display: str, index: int, line: int):
     """(Document or None, findings) of one JSON text; every value is placed at
     (line, 1): a JSON line has no finer positions worth their cost."""
@@ -121,7 +132,8 @@ def json_document(text: str, display: str, index: int, line: int):
     except ValueError as exc:
         column = getattr(exc, "colno", 1)
         message = getattr(exc, "msg", str(exc))
-        return None, [Finding("EXL001", "error", f"invalid JSON: {message}", display, line, column)]
+        return None, [Finding("EXL001", "error", f"invalid JSON: {_JSON_HINTS.get(message, message)}", display, line,
+                              column)]
     if text.count("[") + text.count("{") > MAX_DEPTH and _deeper_than(data, MAX_DEPTH):
         return None, [Finding("EXL001", "error", f"nesting deeper than {MAX_DEPTH} levels; "
                               "this is not an exlint document", display, line, 1)]
