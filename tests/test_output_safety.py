@@ -31,17 +31,7 @@ from linter import atomic
 from linter.cli import cli
 from linter.reports.ownership import written_by_exlint
 
-ROOT = Path(__file__).resolve().parent.parent
-STORE = """apiVersion: exlint/v1
-kind: PublicFolderDatabase
-metadata:
-  name: {name}
-spec:
-  server: EX10-LON-01
-  hierarchy: Public Folders
-  registry:
-    Track Duplicates (in hours): {hours}
-"""
+from test_hostile import ROOT, STORE  # one store document for the hostile-input tests
 FORMATS = {"json": "report.json", "sarif": "report.sarif", "junit": "report.xml", "html": "report.html",
            "text": "report.txt", "github": "report.log"}
 
