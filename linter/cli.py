@@ -231,6 +231,8 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
     )
     if not paths and not hook:
         raise ExitError("no PATH given: name the files or directories to lint (e.g. `exlint check .`)")
+    if any(not path.strip() for path in paths):  # an unset shell variable ("$DIR"): not the working directory
+        raise ExitError("an empty PATH was given (an unset variable?): name the files or directories to lint")
     # a report or baseline may replace only what exlint wrote: refused before any work (and before --fix)
     read_baseline_path = None if write_baseline else baseline
     refuse_outputs([] if write_baseline else outputs, write_baseline, _inputs(paths, config, read_baseline_path))

@@ -290,3 +290,14 @@ def test_docs_rules_md_is_current():
 
     current = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
     assert current == rules_markdown(load_rules()), "docs/rules.md is stale: run python -m linter.docs"
+
+
+def test_an_empty_path_is_an_error_not_the_working_directory(repo):
+    # `exlint check "$UNSET"` must not lint whatever directory it happens to run in
+    result = invoke("check", "")
+    assert result.exit_code == 2 and "empty PATH" in result.output
+
+
+def test_generate_refuses_an_absurd_number_of_servers(tmp_path):
+    result = invoke("generate", "--servers", "99999999999999", "--format", "jsonl", "--output", tmp_path / "x.jsonl")
+    assert result.exit_code == 2 and not (tmp_path / "x.jsonl").exists()

@@ -13,8 +13,8 @@ from linter.suffixes import JSONL_SUFFIXES
 
 
 @click.command(name="generate")
-@click.option("--servers", type=click.IntRange(min=6), default=200, show_default=True,
-              help="Number of Exchange servers (about one AD site per 25).")
+@click.option("--servers", type=click.IntRange(min=6, max=10_000_000), default=200, show_default=True,
+              help="Number of Exchange servers (about one AD site per 25; at most 10,000,000: ~37 GB of JSON Lines).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Random seed: the same seed gives the same bytes.")
 @click.option("--defect-rate", type=click.FloatRange(0.0, 1.0), default=0.0, show_default=True,
