@@ -118,3 +118,17 @@ def test_builtin_checks_are_named_data_not_rule_ids():
     # any key of another form is an error, never silently ignored
     with _pytest.raises(PackError, match="`key` is a key of unique checks: only with form: unique"):
         parse_rule({**base, "table": "Server", "when": "version < 2010", "key": ["name"]}, validator, "p.yaml", {})
+
+
+def test_a_pack_error_names_the_pack_file_and_the_rules_line(tmp_path):
+    from linter.policy.packs import PackError, load_rules
+
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "user.yaml").write_text("# my rules\n\n- id: ORG901\n  title: x\n  severity: warning\n  whne: true\n")
+    try:
+        load_rules([packs])
+    except PackError as exc:
+        assert str(exc).startswith(f"{packs / 'user.yaml'}:3: ORG901"), exc
+    else:
+        raise AssertionError("a broken pack loaded")

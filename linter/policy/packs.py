@@ -411,6 +411,24 @@ def _read_pack(path: Path) -> list:
     return data
 
 
+def _rule_line(path: Path, raw) -> str:
+    """``:<line>`` of the rule's ``id:`` in its pack file, or nothing when it cannot be found."""
+    rule_id = raw.get("id") if isinstance(raw, dict) else None
+    if not isinstance(rule_id, str) or not rule_id:
+        return ""
+    try:
+        text = read_regular_text(path)
+    except (OSError, UnicodeDecodeError):
+        return ""
+    import re
+
+    pattern = re.compile(r"^[\s-]*id\s*:\s*['\"]?" + re.escape(rule_id) + r"['\"]?\s*(?:#.*)?$")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.match(line):
+            return f":{number}"
+    return ""
+
+
 def load_rules(extra_dirs=(), options: dict | None = None) -> dict[str, Rule]:
     """All rules: the built-in packs, then packs from ``extra_dirs``, with option
     overrides (``{rule_id: {name: value}}``) from the configuration."""
@@ -432,7 +450,13 @@ def _load_rules(extra_dirs: tuple[str, ...], options: dict) -> dict[str, Rule]:
             raise PackError(f"{directory}: rule pack directory not found")
         for path in sorted(directory.glob("*.y*ml")):
             for raw in _read_pack(path):
-                rule = parse_rule(raw, validator, path.name, options)
+                try:
+                    rule = parse_rule(raw, validator, path.name, options)
+                except PackError as exc:  # where: the pack file and the line of the rule's id
+                    message = str(exc)
+                    if message.startswith(path.name + ": "):
+                        message = message[len(path.name) + 2:]
+                    raise PackError(f"{path}{_rule_line(path, raw)}: {message}") from None
                 if directory != directories[0]:
                     rule.origin = str(directory)
                 if rule.id in rules:
