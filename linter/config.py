@@ -209,6 +209,13 @@ def read_config(path: Path) -> Config:
         mark = exc.problem_mark
         position = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
         raise ConfigError(f"{path}{position}: invalid YAML in configuration: {exc.problem}") from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: placed by its index in the text
+        before = text[:exc.position]
+        line, column = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
+        char = exc.character
+        shown = f"U+{ord(char):04X}" if isinstance(char, str) else f"U+{char:04X}"
+        raise ConfigError(f"{path}:{line}:{column}: invalid YAML in configuration: the character {shown} is not "
+                          f"allowed ({exc.reason}); remove it") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML in configuration: {exc}") from None
     return parse_config(data, path, marks)

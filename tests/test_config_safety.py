@@ -163,3 +163,12 @@ def test_a_good_option_value_applies(tmp_path, monkeypatch):
     root = repo(tmp_path, "options: {DUP002: {threshold_hours: 0}}\n")
     monkeypatch.chdir(root)
     assert lint(Options(paths=["."], use_cache=False)).rules["DUP002"].options["threshold_hours"] == 0
+
+
+def test_a_character_yaml_forbids_in_the_config_is_placed_by_line_and_column(tmp_path):
+    config = tmp_path / ".exlint.yaml"
+    config.write_bytes(b"select: [DUP]\n  \x00\nfail_on: error\n")
+    with pytest.raises(ConfigError) as caught:
+        read_config(config)
+    message = str(caught.value)
+    assert message.startswith(f"{config}:2:3: ") and "U+0000" in message and "\\n" not in message, message
