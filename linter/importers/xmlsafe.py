@@ -110,6 +110,23 @@ def _refusal(exc: DefusedXmlException) -> str:
     return f"refusing hostile XML: {exc}"
 
 
+def _not_its_encoding(data: bytes) -> bool:
+    """Whether XML bytes fail to decode in the encoding they declare (UTF-8 by default;
+    a byte-order mark decides first): a Latin-1 file saved over a CLIXML export."""
+    import codecs
+    import re
+
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF8)):
+        return False  # expat reads the mark itself
+    declared = re.match(rb"<\?xml[^>]*encoding=[\"']([A-Za-z0-9._-]+)[\"']", data[:200])
+    encoding = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        data.decode(encoding)
+    except (LookupError, UnicodeDecodeError):
+        return True
+    return False
+
+
 def parse_xml(path: str | Path, data: bytes | None = None) -> Node:
     """Parse an XML file (or its bytes) into a :class:`Node` tree."""
     path = str(path)
@@ -142,6 +159,9 @@ def parse_xml(path: str | Path, data: bytes | None = None) -> Node:
             message = f"empty or truncated XML ({message})"
         else:
             message = f"malformed XML: {message}"
+            if exc.code == expat.errors.codes[expat.errors.XML_ERROR_INVALID_TOKEN] and _not_its_encoding(data):
+                message += ("; the file's bytes are not in the encoding it declares (UTF-8 unless its XML "
+                            "declaration says otherwise): export it again with Export-Clixml, or re-save it as UTF-8")
         raise SourceError(path, message, line, column + 1) from None
     if root is None:
         raise SourceError(path, "no XML element found")

@@ -190,3 +190,16 @@ def test_the_main_cli_has_the_import_command(tmp_path):
     result = runner().invoke(cli, ["import", str(FIXTURES / "estate"), "--output", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out" / "servers" / "ex07-lon-01.yaml").is_file()
+
+
+def test_xml_in_another_encoding_than_it_declares_says_so():
+    from linter.importers.errors import SourceError
+    from linter.importers.xmlsafe import parse_xml
+
+    data = '<?xml version="1.0"?><Objs><Obj><S>Zürich</S></Obj></Objs>'.encode("latin-1")
+    with pytest.raises(SourceError) as caught:
+        parse_xml("latin1.xml", data)
+    assert "not in the encoding it declares" in str(caught.value) and ":1:37:" in str(caught.value)
+    with pytest.raises(SourceError) as caught:  # a real syntax error gets no such hint
+        parse_xml("tags.xml", b"<a><b>\xc3\xbc</a>")
+    assert "encoding" not in str(caught.value)
