@@ -411,6 +411,17 @@ def _read_pack(path: Path) -> list:
     return data
 
 
+def _shown(path: Path) -> str:
+    """A pack's path as an error shows it: relative to the working directory when below it."""
+    import os
+
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
 def _rule_line(path: Path, raw) -> str:
     """``:<line>`` of the rule's ``id:`` in its pack file, or nothing when it cannot be found."""
     rule_id = raw.get("id") if isinstance(raw, dict) else None
@@ -456,7 +467,7 @@ def _load_rules(extra_dirs: tuple[str, ...], options: dict) -> dict[str, Rule]:
                     message = str(exc)
                     if message.startswith(path.name + ": "):
                         message = message[len(path.name) + 2:]
-                    raise PackError(f"{path}{_rule_line(path, raw)}: {message}") from None
+                    raise PackError(f"{_shown(path)}{_rule_line(path, raw)}: {message}") from None
                 if directory != directories[0]:
                     rule.origin = str(directory)
                 if rule.id in rules:
