@@ -253,6 +253,8 @@ def check_options(config: "Config", rules) -> None:
     """Every option in the configuration is one its rule declares, with a value
     the rule can use: a misspelt name would leave the default silently in force,
     and a negative threshold whose default is not negative means nothing."""
+    from linter.policy.packs import option_value_problem
+
     for rule_id, values in config.options.items():
         rule = rules.get(rule_id)
         if rule is None:
@@ -264,11 +266,9 @@ def check_options(config: "Config", rules) -> None:
                 hint = _did_you_mean(str(name), declared)
                 have = f"its options: {', '.join(declared)}" if declared else "it has no options"
                 raise ConfigError(f"{at}: options: {rule_id} has no option {name!r}{hint}; {have}")
-            default = declared[name]
-            if (isinstance(default, (int, float)) and not isinstance(default, bool) and default >= 0
-                    and value < 0):
-                raise ConfigError(f"{at}: options: {rule_id} {name} is {value!r}: it must be 0 or more "
-                                  f"(the default is {default})")
+            problem = option_value_problem(value, declared[name])
+            if problem:
+                raise ConfigError(f"{at}: options: {rule_id} {name} is {value!r}: {problem}")
 
 
 @dataclass

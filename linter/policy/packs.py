@@ -330,6 +330,19 @@ def _substitute(node: Any, options: dict, rule_id: str) -> Any:
     return node
 
 
+def option_value_problem(value, default) -> str | None:
+    """Why an option's configured ``value`` cannot stand for its ``default``, or None:
+    NaN, or a negative number where the default is not negative (a threshold)."""
+    def number(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    if number(value) and value != value:
+        return "it must be a finite number"
+    if number(value) and number(default) and default >= 0 and value < 0:
+        return f"it must be 0 or more (the default is {default})"
+    return None
+
+
 def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict | None = None) -> Rule:
     if not isinstance(raw, dict):
         raise PackError(f"{pack}: each rule must be a mapping")
@@ -340,11 +353,9 @@ def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict
     for name, value in (overrides or {}).get(rule_id, {}).items():
         if name not in options:
             raise PackError(f"{rule_id}: has no option {name!r}; options: {', '.join(options) or 'none'}")
-        default = options[name]
-        if (isinstance(value, (int, float)) and not isinstance(value, bool) and (value != value or (
-                isinstance(default, (int, float)) and not isinstance(default, bool) and default >= 0 and value < 0))):
-            raise PackError(f"{rule_id}: option {name} is {value!r}: it must be a number, 0 or more "
-                            f"(the default is {default})")  # linter.config.check_options says where
+        problem = option_value_problem(value, options[name])
+        if problem:  # linter.config.check_options says where, before rules load
+            raise PackError(f"{rule_id}: option {name} is {value!r}: {problem}")
         options[name] = value
     raw = {k: (_substitute(v, options, rule_id) if k in CHECK_KEYS else v) for k, v in raw.items()}
     severity = raw.get("severity")
