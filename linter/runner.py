@@ -11,7 +11,8 @@ from linter.collector import collector_paused
 from linter.config import Config, Discovery, check_options, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
 from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, sort_findings
-from linter.loading import InputError, LoadedFile, discover, load_file, load_text, real_path
+from linter.loading import InputError, LoadedFile, discover, display_path, display_paths, load_file, load_text, \
+    real_path  # noqa: F401 - display_path: part of this module's API (engines, reports)
 from linter.loading.scope import is_own_file
 from linter.policy.packs import Rule, load_rules
 from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
@@ -71,22 +72,6 @@ class Result:
             return False
         threshold = SEVERITY_RANK[fail_on]
         return any(SEVERITY_RANK[f.severity] >= threshold for f in self.findings)
-
-
-def display_path(path: Path) -> str:
-    """Paths as the user typed them: relative to the working directory when below it."""
-    return display_paths([path])[0]
-
-
-def display_paths(paths) -> list[str]:
-    """:func:`display_path` of many paths (the working directory is asked once)."""
-    cwd = os.getcwd()
-    prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
-    out = []
-    for path in paths:
-        text = os.path.normpath(str(path))
-        out.append(text[len(prefix):] if os.path.isabs(text) and text.startswith(prefix) else text)
-    return out
 
 
 def _matches(relative: str, patterns: list[str]) -> bool:

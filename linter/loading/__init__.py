@@ -40,6 +40,22 @@ class NotRegularFile(OSError):
     pass
 
 
+def display_path(path) -> str:
+    """Paths as the user typed them: relative to the working directory when below it."""
+    return display_paths([path])[0]
+
+
+def display_paths(paths) -> list[str]:
+    """:func:`display_path` of many paths (the working directory is asked once)."""
+    cwd = os.getcwd()
+    prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
+    out = []
+    for path in paths:
+        text = os.path.normpath(str(path))
+        out.append(text[len(prefix):] if os.path.isabs(text) and text.startswith(prefix) else text)
+    return out
+
+
 def broken_link(path: str | os.PathLike) -> str | None:
     """Why a symbolic link at ``path`` leads to no file (a loop, a dangling
     target), as a finding's message; None when ``path`` is no link or its

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from linter.loading import read_regular_text
+from linter.loading import display_path, read_regular_text
 from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.findings import SEVERITIES
@@ -422,17 +422,6 @@ def _read_pack(path: Path) -> list:
     return data
 
 
-def _shown(path: Path) -> str:
-    """A pack's path as an error shows it: relative to the working directory when below it."""
-    import os
-
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
-
-
 def _rule_line(path: Path, raw) -> str:
     """``:<line>`` of the rule's ``id:`` in its pack file, or nothing when it cannot be found."""
     rule_id = raw.get("id") if isinstance(raw, dict) else None
@@ -478,7 +467,7 @@ def _load_rules(extra_dirs: tuple[str, ...], options: dict) -> dict[str, Rule]:
                     message = str(exc)
                     if message.startswith(path.name + ": "):
                         message = message[len(path.name) + 2:]
-                    raise PackError(f"{_shown(path)}{_rule_line(path, raw)}: {message}") from None
+                    raise PackError(f"{display_path(path)}{_rule_line(path, raw)}: {message}") from None
                 if directory != directories[0]:
                     rule.origin = str(directory)
                 if rule.id in rules:

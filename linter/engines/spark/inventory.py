@@ -26,11 +26,11 @@ from linter.findings import Finding
 from linter.loading import JSONL_SUFFIXES, Document, InputError, RefusedPath, broken_link, checked, discover, \
     load_file, walk_files
 from linter.loading.jsonl import line_document, line_item
+from linter.loading.scope import is_own_file
 from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
 from linter.runner import display_path
 from linter.schema import validate_document, with_owner
-from linter.loading.scope import is_own_file
 from linter.suffixes import PARQUET_SUFFIXES
 from linter.suppressions import parse_suppressions
 
