@@ -127,3 +127,16 @@ def test_an_info_rule_is_silent_on_a_value_a_louder_rule_reports(tmp_path, seed)
     quiet = [f for f in findings if f["rule"] in SUPERSEDED_BY_LOUDER and (f["file"], f["path"]) in loud]
     assert quiet == []
     assert any(f["rule"] in SUPERSEDED_BY_LOUDER for f in findings)  # the estates exercise these rules
+
+
+BRACED_CONNECTOR = {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
+    {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}
+
+
+def test_a_value_that_looks_like_a_placeholder_is_shown_as_written():
+    # names are displayed as written: a connector named "Relay {server} {name}" is not filled in
+    # turn with its server's name (each placeholder is filled once, in one pass over the message)
+    found = [f for f in lint(BRACED_CONNECTOR) if f.rule == "CON001"]
+    assert found, "the example no longer raises CON001"
+    assert all(f.message.startswith("receive connector Relay {server} {name} on EX10-LON-01:") for f in found), \
+        [f.message for f in found]

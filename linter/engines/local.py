@@ -362,9 +362,7 @@ class LocalEngine:
             if node is not None and self.evaluator.eval(node, scope) is True:
                 severity = level
                 break
-        message = check.message
-        for text, node in check.placeholders:
-            message = message.replace("{" + text + "}", self.evaluator.placeholder(node, scope))
+        message = check.fill({text: self.evaluator.placeholder(node, scope) for text, node in check.placeholders})
         path, line, column = locate(record, relative)
         entity = Entity(record["_kind"], record["_entity"]) if record.get("_entity") else None
         return Finding(rule.id, severity, message, record["_file"], line, column, path, entity)

@@ -80,6 +80,14 @@ class Check:
     other_when: Node | None = None
     runs: str | None = None  # form builtin: the engines' check of that name (linter.forms.builtin.CHECKS)
     placeholders: tuple[tuple[str, Node], ...] = ()
+    # the message cut at its placeholders: literal text at even positions, a
+    # placeholder's text at odd ones (filled in one pass: a value holding "{name}"
+    # is shown as written, not filled in turn)
+    template: tuple[str, ...] = ()
+
+    def fill(self, values: dict[str, str]) -> str:
+        """The message with each placeholder's display (``values``, by its text)."""
+        return "".join(piece if i % 2 == 0 else values[piece] for i, piece in enumerate(self.template))
 
 
 @dataclass
@@ -306,7 +314,8 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
             raise PackError(f"{rule_id}: message placeholders must be field names, got {{{text}}}")
         validator.check(node, table, finding_ctx, f"{rule_id} message")
         placeholders.append((text, node))
-    check.placeholders = tuple(placeholders)
+    check.placeholders = tuple(dict(placeholders).items())  # each once, however often written
+    check.template = tuple(_PLACEHOLDER.split(check.message))
     return check
 
 

@@ -22,6 +22,9 @@ CASES = {
         "spec": {"replication": {"Replication Message Size Limit": "-1KB"}}}}},
     "track-duplicates-negative": {"patch": {"PublicFolderDatabase/PFDB-EX03": {
         "spec": {"registry": {"Track Duplicates (in hours)": -1}}}}},
+    # a name holding a placeholder's text is shown as written (Check.fill), not filled in turn
+    "braced-name": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
+        {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}},
 }
 DUPLICATE_LINE = (b'{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX-C"}, '
                   b'"spec": {"version": "2013", "version": "2016"}}\n')
@@ -40,6 +43,12 @@ def batch(spark, tmp_path_factory):
 def test_convention_parity(batch, name):
     specs, found = batch
     assert found[name] == local_findings(specs[name], RULES)
+
+
+def test_a_braced_name_is_shown_as_written_in_spark(batch):
+    _, found = batch
+    messages = [f[2] for f in found["braced-name"] if f[0] == "CON001"]
+    assert messages and all(m.startswith("receive connector Relay {server} {name} on EX10-LON-01:") for m in messages)
 
 
 def test_two_organizations_still_resolve_references_in_spark(batch):

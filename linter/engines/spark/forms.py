@@ -104,9 +104,10 @@ def finding(frame: Frame, rule: Rule, check: Check, scope: Scope, relative: tupl
     if levels:
         cases = " ".join(f"WHEN {strict_true(frame.compile(node, scope))} THEN {string(level)}" for level, node in levels)
         severity = f"CASE {cases} ELSE {severity} END"
-    message = string(check.message)
-    for text, node in check.placeholders:
-        message = f"replace({message}, {string('{' + text + '}')}, {display(frame.nav(node.args, scope))})"
+    shown = {text: display(frame.nav(node.args, scope)) for text, node in check.placeholders}
+    # Check.fill's one pass: literal pieces and displays side by side
+    pieces = [string(piece) if i % 2 == 0 else shown[piece] for i, piece in enumerate(check.template) if piece or i % 2]
+    message = pieces[0] if len(pieces) == 1 else f"concat({', '.join(pieces)})"
     return (f"named_struct('rule', {string(rule.id)}, 'severity', {severity}, 'message', {message}, "
             f"'cands', {candidates(scope.record, relative)})")
 
