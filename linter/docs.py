@@ -132,9 +132,11 @@ def rules_markdown(rules) -> str:
               "An info rule that reports a value differing from its default (BKF001's non-default "
               "configuration, BKF006, STS001, CON002, DUP004) stays silent on a value that a warning "
               "or error rule already reports: one problem, one finding.", "",
-              "Rules about public folder databases, MAPI hierarchies and site folders (HIE, REP, BKF, "
-              "STS, RTE) apply only where the estate has public folder databases or a server older "
-              "than Exchange 2013: Exchange 2013 and later keep public folders in mailboxes.", "",
+              "HIE006 and HIE007 (site folder servers, the MAPI hierarchy) stand down in an estate "
+              "that has servers, all of them Exchange 2013 or later, and no public folder database: "
+              "Exchange 2013 and later keep public folders in mailboxes, so there is nothing to define "
+              "(reality, which the catalog does not state). An estate of an Organization alone, or "
+              "one with a public folder database or an older server, is checked as the catalog says.", "",
               "EXL000 (not listed below) reports a rule that could not run, naming it and the cause; "
               "it is never hidden by selection, configuration or suppression (`exlint explain EXL000`).", "",
               f"Examples are the documents they change in an estate of {base_estate_text()}.", ""]

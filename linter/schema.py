@@ -366,7 +366,7 @@ def validate_document(document) -> tuple[list[Finding], bool]:
     readable = readable_entity(data)
     if api != API_VERSION:
         if api is None:
-            findings.append(at((), "EXL004", f"missing apiVersion: add 'apiVersion: {API_VERSION}'"))
+            findings.append(at((), "EXL004", f"missing apiVersion: add 'apiVersion: {API_VERSION}'", entity=readable))
         else:
             findings.append(at(("apiVersion",), "EXL004", f"unknown apiVersion {_short(api)}; exlint reads {API_VERSION}",
                                entity=readable))
@@ -386,6 +386,9 @@ def validate_document(document) -> tuple[list[Finding], bool]:
     for error in errors:
         if error.validator == "const" and tuple(error.absolute_path) == ("apiVersion",):
             continue  # reported above as EXL004
+        if error.validator == "required" and not error.absolute_path and api is None \
+                and error.message.startswith("'apiVersion'"):
+            continue  # a missing apiVersion too: one problem, one finding
         path, message = _describe(error, kind)
         if path in seen_paths:
             continue

@@ -51,6 +51,12 @@ def test_unknown_api_version_names_its_document():
     assert [f.entity for f in found] == [Entity("Server", "EX10-LON-09")]
 
 
+def test_a_missing_api_version_is_one_finding_naming_its_document():
+    text = "kind: Server\nmetadata: {name: EX10-LON-09}\nspec: {version: '2010'}\n"
+    found = [f for f in lint({"yaml": text}) if f.file.endswith("raw.yaml") and f.rule in ("EXL003", "EXL004")]
+    assert [(f.rule, f.entity) for f in found] == [("EXL004", Entity("Server", "EX10-LON-09"))]
+
+
 def test_a_finding_no_document_owns_has_no_entity():
     found = [f for f in lint({"yaml": "- just\n- a list\n"}) if f.rule == "EXL003"]
     assert found and all(f.entity is None for f in found)
@@ -140,3 +146,30 @@ def test_a_value_that_looks_like_a_placeholder_is_shown_as_written():
     assert found, "the example no longer raises CON001"
     assert all(f.message.startswith("receive connector Relay {server} {name} on EX10-LON-01:") for f in found), \
         [f.message for f in found]
+
+
+NOT_ORGANIZATION = ["Server/EX10-LON-01", "Server/EX10-PAR-01", "Server/EX03-LON-01", "PublicFolderDatabase/PFDB-LON",
+                    "PublicFolderDatabase/PFDB-PAR", "PublicFolderDatabase/PFDB-EX03",
+                    "PublicFolderDatabase/PFDB-PROJ", "PublicFolder//Sales", "PublicFolder//OFFLINE ADDRESS BOOK",
+                    "MailboxDatabase/MBX-LON"]
+NO_MAPI_NO_SITE_FOLDER_SERVER = {"Organization/contoso": {"spec": {
+    "hierarchies": [{"name": "Projects", "type": "Application"}],
+    "adminGroups": [{"name": "First Administrative Group"}]}}}
+
+
+def test_an_organization_alone_is_checked_as_the_catalog_says():
+    # no server and no store says nothing about the Exchange versions: HIE006 and HIE007 apply
+    found = lint({"delete": NOT_ORGANIZATION, "patch": NO_MAPI_NO_SITE_FOLDER_SERVER})
+    assert sorted((f.rule, f.entity.name, f.path) for f in found if f.rule in ("HIE006", "HIE007")) == [
+        ("HIE006", "contoso", "spec.adminGroups[0]"), ("HIE007", "contoso", "spec.hierarchies")]
+
+
+def test_an_estate_of_exchange_2013_and_later_without_public_folder_databases_has_no_mapi_hierarchy_to_define():
+    modern = [name for name in NOT_ORGANIZATION if not name.startswith("Server/EX10")]
+    patch = {**NO_MAPI_NO_SITE_FOLDER_SERVER, "Server/EX10-LON-01": {"spec": {"version": "2016"}},
+             "Server/EX10-PAR-01": {"spec": {"version": "2019"}}}
+    found = lint({"delete": modern, "patch": patch})
+    assert not [f for f in found if f.rule in ("HIE006", "HIE007")]
+    # one server before 2013 in the estate: the hierarchy rules apply again
+    patch["Server/EX10-PAR-01"] = {"spec": {"version": "2010"}}
+    assert {f.rule for f in lint({"delete": modern, "patch": patch})} >= {"HIE006", "HIE007"}

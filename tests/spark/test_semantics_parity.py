@@ -22,6 +22,14 @@ CASES = {
         "spec": {"replication": {"Replication Message Size Limit": "-1KB"}}}}},
     "track-duplicates-negative": {"patch": {"PublicFolderDatabase/PFDB-EX03": {
         "spec": {"registry": {"Track Duplicates (in hours)": -1}}}}},
+    # HIE006 and HIE007 stand down only where servers, all 2013 or later, hold no public folder database
+    "organization-alone": {"delete": ["Server/EX10-LON-01", "Server/EX10-PAR-01", "Server/EX03-LON-01",
+                                      "PublicFolderDatabase/PFDB-LON", "PublicFolderDatabase/PFDB-PAR",
+                                      "PublicFolderDatabase/PFDB-EX03", "PublicFolderDatabase/PFDB-PROJ",
+                                      "PublicFolder//Sales", "PublicFolder//OFFLINE ADDRESS BOOK", "MailboxDatabase/MBX-LON"],
+                           "patch": {"Organization/contoso": {"spec": {
+                               "hierarchies": [{"name": "Projects", "type": "Application"}],
+                               "adminGroups": [{"name": "First Administrative Group"}]}}}},
     # a name holding a placeholder's text is shown as written (Check.fill), not filled in turn
     "braced-name": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
         {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}},
