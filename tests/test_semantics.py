@@ -173,3 +173,28 @@ def test_an_estate_of_exchange_2013_and_later_without_public_folder_databases_ha
     # one server before 2013 in the estate: the hierarchy rules apply again
     patch["Server/EX10-PAR-01"] = {"spec": {"version": "2010"}}
     assert {f.rule for f in lint({"delete": modern, "patch": patch})} >= {"HIE006", "HIE007"}
+
+
+def _connector(**values):
+    return {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [{"name": "R1", **values}]}}}
+
+
+@pytest.mark.parametrize("values, expected", [
+    # one value out of range is CON003's; the other, in range and not the default, is still noted
+    ({"ConnectionTimeout": "2.00:00:00", "ConnectionInactivityTimeout": "00:07:00"},
+     [("CON002", "spec.receiveConnectors[0].ConnectionInactivityTimeout"),
+      ("CON003", "spec.receiveConnectors[0].ConnectionTimeout")]),
+    ({"ConnectionTimeout": "00:15:00", "ConnectionInactivityTimeout": "00:00:00"},
+     [("CON002", "spec.receiveConnectors[0].ConnectionTimeout"),
+      ("CON003", "spec.receiveConnectors[0].ConnectionInactivityTimeout")]),
+    # a pair out of order is CON001's: neither value is also noted as non-default
+    ({"ConnectionTimeout": "00:04:00", "ConnectionInactivityTimeout": "00:07:00"},
+     [("CON001", "spec.receiveConnectors[0].ConnectionInactivityTimeout")]),
+    # both in range and in order: each non-default value is noted
+    ({"ConnectionTimeout": "00:15:00", "ConnectionInactivityTimeout": "00:07:00"},
+     [("CON002", "spec.receiveConnectors[0].ConnectionInactivityTimeout"),
+      ("CON002", "spec.receiveConnectors[0].ConnectionTimeout")]),
+])
+def test_connector_findings_one_problem_one_finding(values, expected):
+    found = [f for f in lint(_connector(**values)) if f.rule.startswith("CON")]
+    assert sorted((f.rule, f.path) for f in found) == expected

@@ -30,6 +30,10 @@ CASES = {
                            "patch": {"Organization/contoso": {"spec": {
                                "hierarchies": [{"name": "Projects", "type": "Application"}],
                                "adminGroups": [{"name": "First Administrative Group"}]}}}},
+    # CON002 still notes the in-range value of a connector whose other value is CON003's
+    "connector-one-out-of-range": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
+        {"name": "R1", "ConnectionTimeout": "2.00:00:00", "ConnectionInactivityTimeout": "00:07:00"},
+        {"name": "R2", "ConnectionTimeout": "00:04:00", "ConnectionInactivityTimeout": "00:07:00"}]}}}},
     # a name holding a placeholder's text is shown as written (Check.fill), not filled in turn
     "braced-name": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
         {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}},
