@@ -217,8 +217,8 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
     """Lint YAML files and directories.
 
     Walking a directory, only exlint documents are linted (YAML files with no
-    apiVersion exlint/... and no kind exlint knows are skipped and counted);
-    hidden files and folders are not walked. A file named is always linted."""
+    apiVersion exlint/... and no kind exlint knows are skipped and counted),
+    hidden ones too; .git is not walked. A file named is always linted."""
     from linter.runner import Options
 
     if unsafe_fixes and not (fix or show_diff):

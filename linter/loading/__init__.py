@@ -323,9 +323,15 @@ def _unreadable(error: OSError) -> None:
                      "fix its permissions or exclude it (exclude: in .exlint.yaml)")
 
 
+# version control's own folders: never config (every other folder is walked, hidden ones too:
+# the catalog's examples of foreign YAML, a CI workflow and a pre-commit file, live in
+# .github/ and .pre-commit-config.yaml, and are counted as skipped like any other)
+NOT_WALKED = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul"})
+
+
 def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = None):
-    """Every file below ``directory``, in a stable sorted order, hidden
-    directories (``.git``) skipped: how both engines search an inventory. A file
+    """Every file below ``directory``, in a stable sorted order, version control's
+    folders (NOT_WALKED) skipped: how both engines search an inventory. A file
     that must not be read (``refusal``; ``boundary`` defaults to ``directory``)
     comes as a RefusedPath. With ``other_roots`` (a list), folders below
     ``directory`` that are config repos of their own are not entered but
@@ -354,7 +360,7 @@ def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = N
                 if not to_directory:  # a directory link is never entered, as os.walk does
                     yield checked(Path(entry.path), boundary, parent_inside)
             elif entry.is_dir(follow_symlinks=False):
-                if not entry.name.startswith("."):
+                if entry.name not in NOT_WALKED:
                     if other_roots is not None and is_config_root(entry.path):
                         other_roots.append(entry.path)
                     else:
@@ -370,8 +376,9 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
              real: dict[str, str] | None = None, loops: list[str] | None = None) -> list[Path]:
     """Files to lint: files as given; directories searched for *.yaml / *.yml (any case: SERVER.YAML).
 
-    Hidden directories (``.git``) and hidden files (``.pre-commit-config.yaml``)
-    are skipped when walking; the order is sorted and stable.
+    Version control's folders (``.git``) are not walked, nor is the configuration
+    (``.exlint.yaml``) read as a document; hidden files and folders are walked like
+    the rest (a foreign one is skipped and counted); the order is sorted and stable.
     ``boundary`` (the repository root) is what links may not leave; without one,
     a walked directory, or the working directory for a file named.
     ``other_roots``: see :func:`walk_files`.
@@ -392,7 +399,7 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
             real_top = os.path.realpath(top)
             for candidate in walk_files(path, boundary, other_roots):
                 name = candidate.name
-                if not (name.lower().endswith(YAML_SUFFIXES) and not name.startswith(".")):
+                if not name.lower().endswith(YAML_SUFFIXES) or name == ".exlint.yaml":  # the configuration, not a document
                     if loops is not None and getattr(candidate, "refusal", "").startswith("a symbolic link loop"):
                         loops.append(os.fspath(candidate))
                     continue
