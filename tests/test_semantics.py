@@ -198,3 +198,23 @@ def _connector(**values):
 def test_connector_findings_one_problem_one_finding(values, expected):
     found = [f for f in lint(_connector(**values)) if f.rule.startswith("CON")]
     assert sorted((f.rule, f.path) for f in found) == expected
+
+
+def test_a_store_listed_again_is_one_finding_per_repeat_the_first_entry_kept():
+    replicas = ["PFDB-LON", "PFDB-LON", "PFDB-PAR", "pfdb-lon", "PFDB-XX", "pfdb-xx"]
+    found = [f for f in lint({"PublicFolder//Sales": {"spec": {"replicas": replicas}}}) if f.rule == "REP005"]
+    # entries 1 and 3 repeat entry 0; PFDB-XX names no store (REP001's, not a duplicate of a store)
+    assert [f.path for f in found] == ["spec.replicas[1]", "spec.replicas[3]"]
+
+
+def test_repeats_needs_a_list_field():
+    from linter.forms.errors import PackError
+    from linter.model.tables import load_tables
+    from linter.policy.packs import _Validator, parse_rule
+
+    rule = {"id": "ZZZ001", "title": "t", "severity": "warning", "summary": "s", "rationale": "r", "fix_hint": "f",
+            "source": {"note": "test"}, "examples": {"bad": [{}], "good": [{}]},
+            "table": "PublicFolder", "form": "reference", "field": "hierarchy", "target": "Hierarchy",
+            "repeats": True, "message": "m"}
+    with pytest.raises(PackError, match="`repeats` needs a list field"):
+        parse_rule(rule, _Validator(load_tables()), "p.yaml", {})

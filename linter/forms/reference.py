@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from linter.policy.packs import Check, Rule
 
 NAME = "reference"
-KEYS = ("target", "target_key", "target_where", "required")  # the check keys of this form (beside the keys every check has)
+KEYS = ("target", "target_key", "target_where", "required", "repeats")  # the check keys of this form (beside the keys every check has)
 WHEN_REQUIRED = False  # whether a check of this form needs `when`
 
 
@@ -32,6 +32,14 @@ def parse(check: "Check", merged: dict, ctx: dict, validator, where: str, rule_i
     check.target_where = expression(merged["target_where"], where) if "target_where" in merged else None
     validator.check(check.target_where, tables[check.target], {}, where)
     check.required = bool(merged.get("required", False))
+    # a list's entries that repeat an earlier entry (the first of each value stays: it is
+    # the one a `remove_item: duplicate` fix keeps); one finding per entry to remove
+    check.repeats = merged.get("repeats", False)
+    if not isinstance(check.repeats, bool):
+        raise PackError(f"{rule_id}: `repeats` must be true or false")
+    field_spec = tables[check.table].fields.get(check.field)
+    if check.repeats and (field_spec is None or not field_spec.is_list):
+        raise PackError(f"{rule_id}: `repeats` needs a list field, and {check.field!r} is not one")
     ctx["value"] = None
     return None
 
@@ -66,6 +74,9 @@ def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
         if spec is not None and spec.is_list:
             texts = text if isinstance(text, list) else value or []
             pairs = [(v, t, spec.path + (i,)) for i, (v, t) in enumerate(zip(value or [], texts))]
+            if check.repeats:
+                seen: set = set()
+                pairs = [pair for pair in pairs if pair[0] in seen or seen.add(pair[0])]
         else:
             pairs = [(value, text, field_path(table, check.field))]
         for v, t, path in pairs:
@@ -101,6 +112,10 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
     value = frame.field(scope.record, check.field)
     if spec is not None and spec.is_list:
         rows, position, iv, it = explode_items(frame, value.sql, value.text, where=where, skip_missing=True)
+        if check.repeats:  # an earlier entry holds the same value (slice: the first `position` entries)
+            var = model.lambda_var()
+            earlier = f"exists(slice({value.sql}, 1, {q(position)}), {var} -> {var} = {q(iv)})"
+            rows = rows.derived_base(lambda parent: f"SELECT * FROM ({parent}) AS {q(a + 'rp')} WHERE {earlier}")
         relative = spec.path + (Index(position),)
         bound = Val(q(iv), STR, q(it), STR, name=iv)
     else:

@@ -67,6 +67,7 @@ class Check:
     target_key: str = "name"
     target_where: Node | None = None
     required: bool = False
+    repeats: bool = False  # reference over a list: only the entries that repeat an earlier one
     group: Node | None = None
     aggregates: dict[str, tuple[str, Node]] = dc_field(default_factory=dict)
     report: Node | None = None

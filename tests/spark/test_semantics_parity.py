@@ -34,6 +34,9 @@ CASES = {
     "connector-one-out-of-range": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
         {"name": "R1", "ConnectionTimeout": "2.00:00:00", "ConnectionInactivityTimeout": "00:07:00"},
         {"name": "R2", "ConnectionTimeout": "00:04:00", "ConnectionInactivityTimeout": "00:07:00"}]}}}},
+    # REP005: one finding per entry repeating an earlier one (the first kept), undefined stores aside
+    "replica-repeats": {"patch": {"PublicFolder//Sales": {"spec": {"replicas": [
+        "PFDB-LON", "PFDB-LON", "PFDB-PAR", "pfdb-lon", "PFDB-XX", "pfdb-xx"]}}}},
     # a name holding a placeholder's text is shown as written (Check.fill), not filled in turn
     "braced-name": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
         {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}},
