@@ -112,10 +112,14 @@ def test_walking_skips_foreign_yaml_and_counts_it(repo):
     assert f"{len(FOREIGN)} file(s) skipped: not exlint documents" in text.stdout, text.stdout
 
 
-def test_version_control_folders_are_not_walked(repo):
-    write(repo / ".git" / "config.yaml", "apiVersion: exlint/v1\nkind: Server\nmetadata: {name: [unclosed\n")
+def test_version_control_folders_and_virtual_environments_are_not_walked(repo):
+    broken = "apiVersion: exlint/v1\nkind: Server\nmetadata: {name: [unclosed\n"
+    write(repo / ".git" / "config.yaml", broken)
+    write(repo / "node_modules" / "pkg" / "x.yaml", broken)
+    write(repo / ".venv" / "pyvenv.cfg", "home = /usr/bin\n")
+    write(repo / ".venv" / "lib" / "site.yaml", broken)
     body = json.loads(invoke("check", "--format", "json", repo).stdout)
-    assert body["summary"]["skipped"] == len(FOREIGN) and not [f for f in body["findings"] if ".git" in f["file"]]
+    assert body["summary"]["skipped"] == len(FOREIGN) and not [f for f in body["findings"] if f["rule"] == "EXL001"]
 
 
 def test_a_hidden_exlint_document_is_linted(repo):

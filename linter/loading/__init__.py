@@ -323,15 +323,22 @@ def _unreadable(error: OSError) -> None:
                      "fix its permissions or exclude it (exclude: in .exlint.yaml)")
 
 
-# version control's own folders: never config (every other folder is walked, hidden ones too:
-# the catalog's examples of foreign YAML, a CI workflow and a pre-commit file, live in
-# .github/ and .pre-commit-config.yaml, and are counted as skipped like any other)
-NOT_WALKED = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul"})
+# version control's own folders and installed packages: never config (every other folder is
+# walked, hidden ones too: the catalog's examples of foreign YAML, a CI workflow and a
+# pre-commit file, live in .github/ and .pre-commit-config.yaml, and are counted as skipped
+# like any other). A Python virtual environment (a folder holding pyvenv.cfg, such as a
+# developer's .venv or .tox/py311) is not walked either: thousands of packages' files.
+NOT_WALKED = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", "node_modules"})
+
+
+def _walked_folder(entry) -> bool:
+    return entry.name not in NOT_WALKED and not os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
 
 
 def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = None):
     """Every file below ``directory``, in a stable sorted order, version control's
-    folders (NOT_WALKED) skipped: how both engines search an inventory. A file
+    folders, node_modules and Python virtual environments skipped: how both engines
+    search an inventory. A file
     that must not be read (``refusal``; ``boundary`` defaults to ``directory``)
     comes as a RefusedPath. With ``other_roots`` (a list), folders below
     ``directory`` that are config repos of their own are not entered but
@@ -360,7 +367,7 @@ def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = N
                 if not to_directory:  # a directory link is never entered, as os.walk does
                     yield checked(Path(entry.path), boundary, parent_inside)
             elif entry.is_dir(follow_symlinks=False):
-                if entry.name not in NOT_WALKED:
+                if _walked_folder(entry):
                     if other_roots is not None and is_config_root(entry.path):
                         other_roots.append(entry.path)
                     else:
