@@ -180,6 +180,41 @@ def bundled_schema(kind: str | None = None) -> dict:
     }
 
 
+def _near_miss_keys(schema: dict, data, path: tuple):
+    """(path, key, known name) of each key of a mapping that accepts parameters exlint
+    does not model (a cmdlet's output: transportConfig, a connector) and that is not a
+    known name but nearly one: the same but for case (ConnectionTimeOut), or a typo.
+    Accepted as they are, such keys would silently turn a check off. Registry and
+    replication names are EXL005's."""
+    if isinstance(data, list) and isinstance(schema.get("items"), dict):
+        for index, item in enumerate(data):
+            yield from _near_miss_keys(schema["items"], item, path + (index,))
+        return
+    properties = schema.get("properties")
+    if not isinstance(data, dict) or not isinstance(properties, dict) or path[-1:] in (("registry",), ("replication",)):
+        return
+    for key, value in data.items():
+        if key in properties:
+            if isinstance(properties[key], dict):
+                yield from _near_miss_keys(properties[key], value, path + (key,))
+        elif schema.get("additionalProperties", True) is not False and isinstance(key, str):
+            known = _near_name(key, tuple(properties))
+            if known is not None:
+                yield path, key, known
+
+
+@lru_cache(maxsize=4096)
+def _near_name(key: str, names: tuple[str, ...]) -> str | None:
+    import difflib  # for messages about mistakes only
+
+    lowered = key.lower()
+    for name in names:
+        if name.lower() == lowered:
+            return name
+    close = difflib.get_close_matches(lowered, [name.lower() for name in names], n=1, cutoff=0.9)
+    return next((name for name in names if name.lower() == close[0]), None) if close else None
+
+
 @lru_cache(maxsize=None)
 def known_names(kind: str, mapping: str) -> tuple[str, ...]:
     spec = kind_schema(kind).get("properties", {}).get("spec", {})
@@ -402,6 +437,12 @@ def validate_document(document) -> tuple[list[Finding], bool]:
         if path not in seen_paths:
             findings.append(at(path, "EXL003", f"{format_path(path)} is {str(value)[:24]}..., an integer too large "
                                                "for any Exchange setting (64-bit limit)", entity=entity))
+    for path, key, known in _near_miss_keys(kind_schema(kind), data, ()):
+        if path + (key,) not in seen_paths:
+            findings.append(at(path + (key,), "EXL003",
+                               f"unknown field {key!r} in {format_path(path)}; did you mean {known!r}? exlint reads "
+                               f"a cmdlet parameter by its exact name, so this value is not checked",
+                               entity=entity, on_key=True))
     for mapping in NAMED_SETTINGS:
         values = data
         for part in mapping:

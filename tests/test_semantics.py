@@ -218,3 +218,35 @@ def test_repeats_needs_a_list_field():
             "repeats": True, "message": "m"}
     with pytest.raises(PackError, match="`repeats` needs a list field"):
         parse_rule(rule, _Validator(load_tables()), "p.yaml", {})
+
+
+@pytest.mark.parametrize("patch, path", [
+    ({"PublicFolderDatabase/PFDB-LON": {"spec": {"replication": {"Replication Message Size Limit": "1.5KB"}}}},
+     "spec.replication.Replication Message Size Limit"),
+    ({"PublicFolderDatabase/PFDB-LON": {"spec": {"replication": {"Replication Short Backfill Request Delay": "1.5h"}}}},
+     "spec.replication.Replication Short Backfill Request Delay"),
+    (_connector(ConnectionTimeout="15M"), "spec.receiveConnectors[0].ConnectionTimeout"),
+    (_connector(ConnectionTimeout="15 m"), "spec.receiveConnectors[0].ConnectionTimeout"),
+])
+def test_a_value_in_a_form_the_schema_rejects_is_one_finding(patch, path):
+    # EXL003 says the form is wrong; no rule also reports a number read loosely from it
+    found = [f for f in lint(patch) if f.path == path]
+    assert [f.rule for f in found] == ["EXL003"], [(f.rule, f.message) for f in found]
+
+
+@pytest.mark.parametrize("patch, path, known", [
+    (_connector(connectionTimeout="00:15:00"), "spec.receiveConnectors[0].connectionTimeout", "ConnectionTimeout"),
+    ({"Server/EX10-LON-01": {"spec": {"sendConnectors": [{"name": "S1", "ConnectionInactivityTimeout": "2.00:00:00"}]}}},
+     "spec.sendConnectors[0].ConnectionInactivityTimeout", "ConnectionInactivityTimeOut"),
+    ({"Organization/contoso": {"spec": {"transportConfig": {"ShadowRedundancyEnable": False}}}},
+     "spec.transportConfig.ShadowRedundancyEnable", "ShadowRedundancyEnabled"),
+])
+def test_a_cmdlet_parameter_in_the_wrong_case_or_misspelt_is_reported_not_ignored(patch, path, known):
+    found = [f for f in lint(patch) if f.path == path]
+    assert [f.rule for f in found] == ["EXL003"] and f"did you mean {known!r}" in found[0].message
+
+
+def test_a_cmdlet_parameter_exlint_does_not_model_is_accepted():
+    patch = {"Organization/contoso": {"spec": {"transportConfig": {"ShadowRedundancyPromotionEnabled": True,
+                                                                   "MaxDumpsterTime": "7.00:00:00"}}}}
+    assert not [f for f in lint(patch) if f.rule == "EXL003"]

@@ -8,13 +8,16 @@ from __future__ import annotations
 import math
 import re
 
-_TIMESPAN = re.compile(r"^\s*(-)?(?:(\d+)\.)?([01]?\d|2[0-3]):(\d{2}):(\d{2})(?:\.(\d{1,7}))?\s*$")
-# a sign is kept (not rejected) so that the rule owning the range reports "-5m"
-_SHORT = re.compile(r"^\s*(-)?(\d+(?:\.\d+)?)\s*([smhd])\s*$", re.IGNORECASE)
-_SIZE = re.compile(r"^\s*(-)?(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|TB)?\s*$", re.IGNORECASE)
+# Exactly the forms the schemas accept (schemas/*.json: a duration's and a size's pattern): a
+# value EXL003 rejects ("1.5h", "15M", "1.5KB", "15 m") is read as absent, as any value of the
+# wrong type is, so that no rule also reports a number read loosely from it (one problem, one
+# finding). A sign is kept (not rejected) so that the rule owning the range reports "-5m".
+_TIMESPAN = re.compile(r"^(-)?(?:(\d{1,8})\.)?([01]?\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,7}))?$")
+_SHORT = re.compile(r"^(-)?(\d+)([smhd])$")
+_SIZE = re.compile(r"^(-)?(\d+) ?(B|KB|MB|GB)$", re.IGNORECASE)
 _SHORT_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _INT64 = 2**63
-_SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4}
+_SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
 
 VERSION_RANK = {"2000": 2000, "2003": 2003, "2007": 2007, "2010": 2010, "2013": 2013,
                 "2016": 2016, "2019": 2019, "se": 2025}
@@ -35,7 +38,7 @@ def parse_duration(value) -> float | None:
     match = _SHORT.match(value)
     if match:
         sign, number, unit = match.groups()
-        return (-1 if sign else 1) * float(number) * _SHORT_UNITS[unit.lower()]
+        return (-1 if sign else 1) * float(number) * _SHORT_UNITS[unit]
     return None
 
 
@@ -61,7 +64,7 @@ def parse_size(value) -> int | None:
     if not match:
         return None
     sign, digits, unit = match.groups()
-    number = (-1 if sign else 1) * float(digits) * _SIZE_UNITS[(unit or "b").lower()]
+    number = (-1 if sign else 1) * float(digits) * _SIZE_UNITS[unit.lower()]
     if not math.isfinite(number):
         return None  # 309 digits and more: no size
     # a size written with a unit may exceed 64 bits: it is still far above any limit

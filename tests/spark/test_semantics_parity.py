@@ -37,6 +37,11 @@ CASES = {
     # REP005: one finding per entry repeating an earlier one (the first kept), undefined stores aside
     "replica-repeats": {"patch": {"PublicFolder//Sales": {"spec": {"replicas": [
         "PFDB-LON", "PFDB-LON", "PFDB-PAR", "pfdb-lon", "PFDB-XX", "pfdb-xx"]}}}},
+    # a value in a form the schema rejects is EXL003 alone; a cmdlet key in the wrong case is EXL003
+    "loose-forms": {"patch": {
+        "PublicFolderDatabase/PFDB-LON": {"spec": {"replication": {"Replication Message Size Limit": "1.5KB"}}},
+        "Server/EX10-LON-01": {"spec": {"receiveConnectors": [{"name": "R1", "ConnectionTimeout": "15M",
+                                                                "connectionInactivityTimeout": "00:07:00"}]}}}},
     # a name holding a placeholder's text is shown as written (Check.fill), not filled in turn
     "braced-name": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
         {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}},
