@@ -18,16 +18,22 @@ UNUSED_RULE = "EXL010"  # the rule of a suppression that silences nothing
 UNUSED_MESSAGE = "unused suppression of {rule}: nothing here raises it any more; remove it from the comment"
 # Matched in pieces, each linear: one regex for the whole comment backtracked
 # quadratically on a long run of spaces before a non-matching tail.
-_HEAD = re.compile(r"#\s*exlint:\s*(disable|disable-file)\s*=")
+_HEAD = re.compile(r"#\s*exlint:\s*(disable|disable-file)\s*=", re.IGNORECASE)
 _IDS = re.compile(r"[A-Za-z0-9_, ]+")
-_REASON_KEY = re.compile(r"\sreason\s*=\s*$")
+_REASON_KEY = re.compile(r"\sreason\s*=\s*$", re.IGNORECASE)
+# a comment addressed to exlint that does not parse (``# exlint: disable STS004``,
+# ``reason='why'``): reported, never a suppression that silently silences nothing
+_ADDRESSED = re.compile(r"#\s*exlint\s*:", re.IGNORECASE)
+NOT_UNDERSTOOD = "<comment>"  # the rule of such a comment: no rule ID starts with "<"
+NOT_UNDERSTOOD_MESSAGE = ("suppression comment not understood, so it silences nothing: write "
+                          "# exlint: disable=RULE reason=\"why\" (or disable-file=RULE), rule IDs separated by commas")
 
 
 def _ids_and_reason(rest: str) -> tuple[str, str | None] | None:
     """``DUP002,BKF001 reason="why"`` (what follows ``disable=``) split, or None."""
     rest = rest.strip()
-    if rest.endswith('"') and len(rest) > 1:
-        opening = rest.rfind('"', 0, len(rest) - 1)
+    if rest[-1:] in ('"', "'") and len(rest) > 1:  # reason="why" or reason='why'
+        opening = rest.rfind(rest[-1], 0, len(rest) - 1)
         if opening != -1:
             key = _REASON_KEY.search(rest, 0, opening)
             if key is not None and _IDS.fullmatch(rest, 0, key.start()):
@@ -42,7 +48,10 @@ def _parse_comment(line: str):
     for head in _HEAD.finditer(line):
         parsed = _ids_and_reason(line[head.end():])
         if parsed is not None:
-            return head.group(1), parsed[0], parsed[1], head.start()
+            return head.group(1).lower(), parsed[0], parsed[1], head.start()
+    addressed = _ADDRESSED.search(line)
+    if addressed is not None:
+        return "not-understood", NOT_UNDERSTOOD, None, addressed.start()
     return None
 
 
@@ -68,13 +77,13 @@ class Suppression:
 
 
 def parse_suppressions(path: str, text: str | None) -> list[Suppression]:
-    if not text or "exlint:" not in text:
+    if not text or "exlint" not in text.lower():
         return []
     found = []
     offset = 0
     for number, line in enumerate(text.splitlines(keepends=True), start=1):
         at, offset = offset, offset + len(line)
-        if "exlint:" not in line:
+        if "exlint" not in line.lower():
             continue
         parsed = _parse_comment(line)
         if parsed is not None:
@@ -86,7 +95,8 @@ def parse_suppressions(path: str, text: str | None) -> list[Suppression]:
     for number, line, at, (kind, ids, reason, start) in found:
         if at + start in inside:
             continue
-        rules = tuple(sorted({r.strip().upper() for r in ids.split(",") if r.strip()}))
+        rules = (NOT_UNDERSTOOD,) if ids == NOT_UNDERSTOOD else \
+            tuple(sorted({r.strip().upper() for r in ids.split(",") if r.strip()}))
         own_line = line[:start].strip() == ""
         applies = None if kind == "disable-file" else (number + 1 if own_line else number)
         out.append(Suppression(path, number, start + 1, applies, rules, reason, set()))
@@ -150,6 +160,8 @@ UNKNOWN_MESSAGE = "unknown rule {rule} in suppression{hint}: it silences nothing
 
 def unknown_rule_message(rule: str, known) -> str | None:
     """A message when ``rule`` (an ID or prefix) names no rule in ``known``."""
+    if rule == NOT_UNDERSTOOD:
+        return NOT_UNDERSTOOD_MESSAGE
     if known is None or any(rule_id.startswith(rule) for rule_id in known):
         return None
     import difflib

@@ -36,3 +36,26 @@ def test_a_file_the_scanner_cannot_finish_keeps_its_comments():
     # past a syntax error nothing is known to be a value: a comment there still counts
     text = "a: [1,\n# exlint: disable=Q1\nb: {\n"
     assert [(s.line, s.rules) for s in parse_suppressions("f.yaml", text)] == [(2, ("Q1",))]
+
+
+def test_a_comment_to_exlint_that_is_not_a_suppression_is_reported(repo):  # noqa: F811
+    bad = STORE.format(name="PFDB-A", server="EX10-NOPE")
+    for comment in ("# exlint: disable EXL007", "# exlint: disable=EXL007 because=\"x\"", "#exlint : off"):
+        write(repo / "stores" / "a.yaml", bad.replace("server: EX10-NOPE", f"server: EX10-NOPE  {comment}"))
+        code, data = report(repo)
+        found = sorted((f["rule"], f["line"]) for f in data["findings"] if f["rule"] in ("EXL007", "EXL010"))
+        assert code == 1 and found == [("EXL007", 5), ("EXL010", 5)], (comment, found)
+        assert "not understood" in next(f["message"] for f in data["findings"] if f["rule"] == "EXL010")
+
+
+def test_a_suppression_in_capitals_or_with_a_single_quoted_reason_silences(repo):  # noqa: F811
+    bad = STORE.format(name="PFDB-A", server="EX10-NOPE")
+    for comment in ("# EXLINT: DISABLE=exl007 reason=\"CHG-4\"", "# exlint: disable=EXL007 reason='CHG-5'"):
+        write(repo / "stores" / "a.yaml", bad.replace("server: EX10-NOPE", f"server: EX10-NOPE  {comment}"))
+        code, data = report(repo)
+        assert not [f for f in data["findings"] if f["rule"] in ("EXL007", "EXL010")], (comment, data["findings"])
+
+
+def test_a_comment_to_exlint_inside_a_value_is_data():
+    text = "a: 'x # exlint: disable STS004'\nb: |\n  # exlint: nonsense\n"
+    assert parse_suppressions("f.yaml", text) == []
