@@ -307,7 +307,9 @@ def _describe(error, document_kind: str) -> tuple[tuple, str]:
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         got = _type_name(error.instance)
         hint = ""
-        if got == "boolean" and expected == "string":
+        if expected == "string" and _is_duration(error.schema):
+            hint = " (a duration is a TimeSpan [d.]hh:mm:ss such as 00:10:00, or 90s, 15m, 6h, 2d)"
+        elif got == "boolean" and expected == "string":
             hint = " (YAML reads unquoted yes/no/on/off/true/false as booleans: quote the value)"
         elif got in ("integer", "number") and expected == "string":
             hint = " (quote the value)"
@@ -321,7 +323,7 @@ def _describe(error, document_kind: str) -> tuple[tuple, str]:
         return path, f"{where} is {_short(error.instance)}; allowed: {', '.join(map(str, allowed))}{hint}"
     if validator_name == "pattern" or validator_name == "anyOf":
         description = error.schema.get("description") or ""
-        if "duration" in str(error.schema).lower() or "time span" in description.lower():
+        if _is_duration(error.schema):
             return path, (f"{where} is {_short(error.instance)}, not a duration: write a TimeSpan "
                           "[d.]hh:mm:ss (00:10:00, 1.00:00:00) or 90s, 15m, 6h, 2d")
         if "byte size" in description.lower():
@@ -335,6 +337,15 @@ def _describe(error, document_kind: str) -> tuple[tuple, str]:
     if validator_name in ("minItems", "maxItems", "minLength", "uniqueItems"):
         return path, f"{where}: {error.message}"
     return path, f"{where}: {error.message}"
+
+
+_DURATION_FORMS = "[smhd]"  # the short form's units, in a duration's pattern (and no other)
+
+
+def _is_duration(schema) -> bool:
+    """Whether ``schema`` is a duration's (a TimeSpan or 90s/15m/6h/2d), by its pattern or words."""
+    text = str(schema)
+    return _DURATION_FORMS in text or "duration" in text.lower() or "timespan" in text.lower().replace(" ", "")
 
 
 def _article(word: str) -> str:

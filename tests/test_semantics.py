@@ -250,3 +250,8 @@ def test_a_cmdlet_parameter_exlint_does_not_model_is_accepted():
     patch = {"Organization/contoso": {"spec": {"transportConfig": {"ShadowRedundancyPromotionEnabled": True,
                                                                    "MaxDumpsterTime": "7.00:00:00"}}}}
     assert not [f for f in lint(patch) if f.rule == "EXL003"]
+
+
+def test_a_number_where_a_duration_goes_says_how_to_write_a_duration():
+    found = [f for f in lint(_connector(ConnectionTimeout=600)) if f.rule == "EXL003"]
+    assert len(found) == 1 and "00:10:00" in found[0].message and "quote the value" not in found[0].message
