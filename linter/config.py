@@ -138,6 +138,8 @@ def parse_config(data: Any, path: Path | None, marks: dict | None = None) -> Con
         hint = _did_you_mean(str(unknown[0]), KEYS)
         raise ConfigError(f"{at(unknown[0])}: unknown key {unknown[0]!r}{hint}; known keys: {', '.join(sorted(KEYS))}")
     severity = data.get("severity") or {}
+    if isinstance(severity, dict):  # levels in any case (ERROR is error), as rule IDs are
+        severity = {k: v.lower() if isinstance(v, str) else v for k, v in severity.items()}
     if not isinstance(severity, dict) or not all(v in SEVERITIES for v in severity.values()):
         raise ConfigError(f"{at('severity')}: `severity` maps rule IDs to one of {', '.join(SEVERITIES)}")
     options = data.get("options") or {}

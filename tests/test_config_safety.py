@@ -67,6 +67,13 @@ def test_lower_case_severity_and_options_apply(tmp_path, monkeypatch):
     assert result.config.options == {"DUP002": {"threshold_hours": 336}}
 
 
+def test_a_severity_level_in_capitals_applies(tmp_path, monkeypatch):
+    root = repo(tmp_path, "severity: {DUP001: INFO}\n")
+    monkeypatch.chdir(root)
+    result = lint(Options(paths=["."], use_cache=False))
+    assert {f.severity for f in result.findings if f.rule == "DUP001"} == {"info"}
+
+
 def test_a_rule_id_named_twice_in_other_cases_is_an_error(tmp_path, monkeypatch):
     root = repo(tmp_path, "severity:\n  dup001: info\n  DUP001: error\n")
     message = config_error(root, monkeypatch)
