@@ -320,7 +320,8 @@ def _describe(error, document_kind: str) -> tuple[tuple, str]:
         allowed = error.validator_value if validator_name == "enum" else [error.validator_value]
         suggestion = _suggest(str(error.instance), [str(a) for a in allowed])
         hint = f"; did you mean {suggestion!r}?" if suggestion and suggestion != str(error.instance) else ""
-        return path, f"{where} is {_short(error.instance)}; allowed: {', '.join(map(str, allowed))}{hint}"
+        shown = ", ".join("null" if value is None else str(value) for value in allowed)  # YAML's word, not Python's
+        return path, f"{where} is {_short(error.instance)}; allowed: {shown}{hint}"
     if validator_name == "pattern" or validator_name == "anyOf":
         description = error.schema.get("description") or ""
         if _is_duration(error.schema):

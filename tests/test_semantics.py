@@ -255,3 +255,8 @@ def test_a_cmdlet_parameter_exlint_does_not_model_is_accepted():
 def test_a_number_where_a_duration_goes_says_how_to_write_a_duration():
     found = [f for f in lint(_connector(ConnectionTimeout=600)) if f.rule == "EXL003"]
     assert len(found) == 1 and "00:10:00" in found[0].message and "quote the value" not in found[0].message
+
+
+def test_an_enum_error_lists_null_as_yaml_writes_it():
+    found = [f for f in lint({"PublicFolder//Sales": {"spec": {"systemFolder": "Bogus"}}}) if f.rule == "EXL003"]
+    assert len(found) == 1 and "allowed: null, SiteFolder" in found[0].message and "None" not in found[0].message
