@@ -260,3 +260,14 @@ def test_a_number_where_a_duration_goes_says_how_to_write_a_duration():
 def test_an_enum_error_lists_null_as_yaml_writes_it():
     found = [f for f in lint({"PublicFolder//Sales": {"spec": {"systemFolder": "Bogus"}}}) if f.rule == "EXL003"]
     assert len(found) == 1 and "allowed: null, SiteFolder" in found[0].message and "None" not in found[0].message
+
+
+@pytest.mark.parametrize("registry", [
+    {"Preferred Backfill Source": 12345},  # BKF002 said 'is "(not set)"'
+    {"Track Duplicates (in hours)": "24h"},  # on Exchange 2003; DUP003 judged a number it could not know
+    {"DeliveredTo Expiration in Hours": "168"},  # DUP005 said 'is set to (not set)'
+])
+def test_a_value_of_the_wrong_type_is_one_finding(registry):
+    found = [f for f in lint({"PublicFolderDatabase/PFDB-EX03": {"spec": {"registry": registry}}})
+             if f.entity and f.entity.name == "PFDB-EX03"]
+    assert [f.rule for f in found] == ["EXL003"], [(f.rule, f.message) for f in found]
