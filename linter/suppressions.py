@@ -22,7 +22,7 @@ _HEAD = re.compile(r"#\s*exlint:\s*(disable|disable-file)\s*=", re.IGNORECASE)
 _IDS = re.compile(r"[A-Za-z0-9_, ]+")
 _REASON_KEY = re.compile(r"\sreason\s*=\s*$", re.IGNORECASE)
 # a comment addressed to exlint that does not parse (``# exlint: disable STS004``,
-# ``reason='why'``): reported, never a suppression that silently silences nothing
+# ``because="why"``): reported, never a suppression that silently silences nothing
 _ADDRESSED = re.compile(r"#\s*exlint\s*:", re.IGNORECASE)
 NOT_UNDERSTOOD = "<comment>"  # the rule of such a comment: no rule ID starts with "<"
 NOT_UNDERSTOOD_MESSAGE = ("suppression comment not understood, so it silences nothing: write "
