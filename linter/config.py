@@ -24,7 +24,8 @@ from linter.loading.scope import CONFIG_NAME, has_tool_section
 
 from linter.findings import RULE_FAILED, SEVERITIES
 
-KEYS = {"select", "ignore", "severity", "options", "include", "exclude", "rule_dirs", "fail_on", "allow_empty", "docs_url"}
+KEYS = {"select", "ignore", "severity", "options", "thresholds", "include", "exclude", "rule_dirs", "fail_on",
+        "allow_empty", "docs_url"}
 FAIL_ON = (*SEVERITIES, "never")
 
 
@@ -94,6 +95,32 @@ def _upper_keys(mapping: dict, key: str, at) -> dict:
     return out
 
 
+def _with_thresholds(options: dict, thresholds, at, marks: dict) -> dict:
+    """``options`` with ``thresholds`` (the catalog's word: ``thresholds: {DUP002: 336}``)
+    added: a rule's one threshold, the only option it declares, under its name."""
+    if thresholds is None:
+        return options
+    if not isinstance(thresholds, dict):
+        raise ConfigError(f"{at('thresholds')}: `thresholds` maps rule IDs to numbers, e.g. thresholds: {{DUP002: 336}}")
+    from linter.policy.packs import load_rules  # the built-in rules' declared options
+
+    declared = {rule_id: rule.option_defaults for rule_id, rule in load_rules().items()}
+    out = {str(k).strip().upper() if isinstance(k, str) else k: dict(v) for k, v in options.items()}
+    for written, value in thresholds.items():
+        rule_id = written.strip().upper() if isinstance(written, str) else written
+        names = list(declared.get(rule_id, {}))
+        if len(names) != 1:
+            with_one = ", ".join(sorted(r for r, o in declared.items() if len(o) == 1))
+            raise ConfigError(f"{at('thresholds', written)}: thresholds: {written} has no threshold to set (rules with "
+                              f"one: {with_one}); see `exlint explain {rule_id}` for its options")
+        if names[0] in out.get(rule_id, {}):
+            raise ConfigError(f"{at('thresholds', written)}: thresholds: {rule_id} is set in `options` too: keep one")
+        out.setdefault(rule_id, {})[names[0]] = value
+        if ("thresholds", written) in marks:  # an error about the value points at what was written
+            marks[("options", rule_id, names[0])] = marks[("thresholds", written)]
+    return out
+
+
 def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
@@ -145,6 +172,7 @@ def parse_config(data: Any, path: Path | None, marks: dict | None = None) -> Con
     options = data.get("options") or {}
     if not isinstance(options, dict) or not all(isinstance(v, dict) for v in options.values()):
         raise ConfigError(f"{at('options')}: `options` maps rule IDs to mappings of option values")
+    options = _with_thresholds(options, data.get("thresholds"), at, marks)
     for rule_id, rule_options in options.items():
         for name, value in rule_options.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)):

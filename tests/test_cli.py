@@ -196,6 +196,24 @@ def test_config_option_override_changes_a_threshold(repo):
     write(repo / ".exlint.yaml", "options: {DUP002: {threshold_hours: 336}}\n")
     code, data = report("--select", "DUP002", repo)
     assert data["findings"] == []
+    # the catalog's word: thresholds, a rule's one threshold by its ID
+    write(repo / ".exlint.yaml", "thresholds: {dup002: 336}\n")
+    code, data = report("--select", "DUP002", repo)
+    assert data["findings"] == []
+    write(repo / ".exlint.yaml", "thresholds: {DUP002: 200}\n")
+    assert [f["rule"] for f in report("--select", "DUP002", repo)[1]["findings"]] == ["DUP002"]
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("thresholds: {DUP001: 5}\n", ".exlint.yaml:1:14: thresholds: DUP001 has no threshold to set"),
+    ("thresholds: {DUP002: -5}\n", "threshold_hours is -5: it must be 0 or more"),
+    ("thresholds: {DUP002: 5}\noptions: {DUP002: {threshold_hours: 3}}\n", "set in `options` too"),
+    ("thresholds: [DUP002]\n", "`thresholds` maps rule IDs to numbers"),
+])
+def test_bad_thresholds_are_exit_2(repo, text, needle):
+    write(repo / ".exlint.yaml", text)
+    result = invoke("check", repo)
+    assert result.exit_code == 2 and needle in result.stderr, result.stderr
 
 
 def test_inline_suppressions(repo):
