@@ -102,10 +102,11 @@ def _with_thresholds(options: dict, thresholds, at, marks: dict) -> dict:
         return options
     if not isinstance(thresholds, dict):
         raise ConfigError(f"{at('thresholds')}: `thresholds` maps rule IDs to numbers, e.g. thresholds: {{DUP002: 336}}")
+    _upper_keys(thresholds, "thresholds", at)  # a rule named twice (dup002 and DUP002) is an error
     from linter.policy.packs import load_rules  # the built-in rules' declared options
 
     declared = {rule_id: rule.option_defaults for rule_id, rule in load_rules().items()}
-    out = {str(k).strip().upper() if isinstance(k, str) else k: dict(v) for k, v in options.items()}
+    out = {rule_id: dict(values) for rule_id, values in options.items()}  # rule IDs upper-cased already
     for written, value in thresholds.items():
         rule_id = written.strip().upper() if isinstance(written, str) else written
         names = list(declared.get(rule_id, {}))
@@ -172,6 +173,14 @@ def parse_config(data: Any, path: Path | None, marks: dict | None = None) -> Con
     options = data.get("options") or {}
     if not isinstance(options, dict) or not all(isinstance(v, dict) for v in options.values()):
         raise ConfigError(f"{at('options')}: `options` maps rule IDs to mappings of option values")
+    # rule IDs are upper case wherever they are named (a case slip must not turn a check off); the marks follow
+    severity = _upper_keys(severity, "severity", at)
+    options = _upper_keys(options, "options", at)
+    for key in ("severity", "options"):
+        for written in [k for k in marks if len(k) > 1 and k[0] == key and isinstance(k[1], str)]:
+            upper = written[1].strip().upper()
+            if upper != written[1]:
+                marks[(key, upper) + written[2:]] = marks[written]
     options = _with_thresholds(options, data.get("thresholds"), at, marks)
     for rule_id, rule_options in options.items():
         for name, value in rule_options.items():
@@ -192,14 +201,6 @@ def parse_config(data: Any, path: Path | None, marks: dict | None = None) -> Con
         raise ConfigError(f"{at('docs_url')}: `docs_url` must be an http(s) address, e.g. "
                           f"https://git.example.com/exlint/docs/rules.md")
     base = path.parent if path else Path.cwd()
-    # rule IDs are upper case wherever they are named (a case slip must not turn a check off); the marks follow
-    severity = _upper_keys(severity, "severity", at)
-    options = _upper_keys(options, "options", at)
-    for key in ("severity", "options"):
-        for written in [k for k in marks if len(k) > 1 and k[0] == key and isinstance(k[1], str)]:
-            upper = written[1].strip().upper()
-            if upper != written[1]:
-                marks[(key, upper) + written[2:]] = marks[written]
     config = Config(
         path=path,
         select=_rule_ids(_string_list(data.get("select"), "select", at("select"))),

@@ -179,6 +179,12 @@ def test_pyproject_configuration_found_upward(repo):
     ("options: {DUP002: {threshold_hours: lots}}\n", "must be a number"),
     ("[not yaml\n", "invalid YAML"),
     ("options: {DUP002: {nope: 3}}\n", "no option"),
+    ("thresholds: {DUP001: 5}\n", ".exlint.yaml:1:14: thresholds: DUP001 has no threshold to set"),
+    ("thresholds: {DUP002: -5}\n", "threshold_hours is -5: it must be 0 or more"),
+    ("thresholds: {DUP002: lots}\n", "must be a number"),
+    ("thresholds: {DUP002: 5}\noptions: {dup002: {threshold_hours: 3}}\n", "set in `options` too"),
+    ("thresholds: {dup002: 5, DUP002: 6}\n", "`thresholds` names DUP002 twice"),
+    ("thresholds: [DUP002]\n", "`thresholds` maps rule IDs to numbers"),
 ])
 def test_bad_configuration_is_exit_2(repo, text, needle):
     write(repo / ".exlint.yaml", text)
@@ -202,18 +208,6 @@ def test_config_option_override_changes_a_threshold(repo):
     assert data["findings"] == []
     write(repo / ".exlint.yaml", "thresholds: {DUP002: 200}\n")
     assert [f["rule"] for f in report("--select", "DUP002", repo)[1]["findings"]] == ["DUP002"]
-
-
-@pytest.mark.parametrize("text,needle", [
-    ("thresholds: {DUP001: 5}\n", ".exlint.yaml:1:14: thresholds: DUP001 has no threshold to set"),
-    ("thresholds: {DUP002: -5}\n", "threshold_hours is -5: it must be 0 or more"),
-    ("thresholds: {DUP002: 5}\noptions: {DUP002: {threshold_hours: 3}}\n", "set in `options` too"),
-    ("thresholds: [DUP002]\n", "`thresholds` maps rule IDs to numbers"),
-])
-def test_bad_thresholds_are_exit_2(repo, text, needle):
-    write(repo / ".exlint.yaml", text)
-    result = invoke("check", repo)
-    assert result.exit_code == 2 and needle in result.stderr, result.stderr
 
 
 def test_inline_suppressions(repo):
