@@ -180,27 +180,48 @@ def bundled_schema(kind: str | None = None) -> dict:
     }
 
 
-def _near_miss_keys(schema: dict, data, path: tuple):
-    """(path, key, known name) of each key of a mapping that accepts parameters exlint
-    does not model (a cmdlet's output: transportConfig, a connector) and that is not a
-    known name but nearly one: the same but for case (ConnectionTimeOut), or a typo.
-    Accepted as they are, such keys would silently turn a check off. Registry and
-    replication names are EXL005's."""
-    if isinstance(data, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(data):
-            yield from _near_miss_keys(schema["items"], item, path + (index,))
-        return
-    properties = schema.get("properties")
-    if not isinstance(data, dict) or not isinstance(properties, dict) or path[-1:] in (("registry",), ("replication",)):
-        return
-    for key, value in data.items():
-        if key in properties:
-            if isinstance(properties[key], dict):
-                yield from _near_miss_keys(properties[key], value, path + (key,))
-        elif schema.get("additionalProperties", True) is not False and isinstance(key, str):
-            known = _near_name(key, tuple(properties))
-            if known is not None:
-                yield path, key, known
+@lru_cache(maxsize=None)
+def _open_mappings(kind: str) -> tuple[tuple[tuple, tuple[str, ...]], ...]:
+    """(schema path, known names) of each mapping of ``kind`` that lists its names
+    yet accepts others (a cmdlet's output: transportConfig, a connector; ``[]`` in a
+    path stands for every item of a list), registry and replication aside (EXL005's).
+    Found once per kind, so that a document's check visits these mappings only."""
+    out = []
+    pending = [((), kind_schema(kind))]
+    while pending:
+        path, schema = pending.pop()
+        if isinstance(schema.get("items"), dict):
+            pending.append((path + ("[]",), schema["items"]))
+        properties = schema.get("properties")
+        if not isinstance(properties, dict) or path[-1:] in (("registry",), ("replication",)):
+            continue
+        if schema.get("additionalProperties", True) is not False:
+            out.append((path, tuple(properties)))
+        pending.extend((path + (name,), child) for name, child in properties.items() if isinstance(child, dict))
+    return tuple(out)
+
+
+def _near_miss_keys(kind: str, data):
+    """(path, key, known name) of each key of an open mapping (``_open_mappings``)
+    that is not a known name but nearly one: the same but for case
+    (ConnectionTimeOut), or a typo. Accepted as they are, such keys would silently
+    turn a check off."""
+    for schema_path, names in _open_mappings(kind):
+        found = [((), data)]
+        for part in schema_path:  # the mapping's instances in this document, with their paths
+            if part == "[]":
+                found = [(at + (i,), item) for at, value in found if isinstance(value, list)
+                         for i, item in enumerate(value)]
+            else:
+                found = [(at + (part,), value[part]) for at, value in found
+                         if isinstance(value, dict) and part in value]
+        for at, mapping in found:
+            if isinstance(mapping, dict):
+                for key in mapping:
+                    if key not in names and isinstance(key, str):
+                        known = _near_name(key, names)
+                        if known is not None:
+                            yield at, key, known
 
 
 @lru_cache(maxsize=4096)
@@ -449,7 +470,7 @@ def validate_document(document) -> tuple[list[Finding], bool]:
         if path not in seen_paths:
             findings.append(at(path, "EXL003", f"{format_path(path)} is {str(value)[:24]}..., an integer too large "
                                                "for any Exchange setting (64-bit limit)", entity=entity))
-    for path, key, known in _near_miss_keys(kind_schema(kind), data, ()):
+    for path, key, known in _near_miss_keys(kind, data):
         if path + (key,) not in seen_paths:
             findings.append(at(path + (key,), "EXL003",
                                f"unknown field {key!r} in {format_path(path)}; did you mean {known!r}? exlint reads "
