@@ -29,9 +29,7 @@ def parse_duration(value) -> float | None:
         return None
     match = _TIMESPAN.match(value)
     if match:
-        sign, days, hours, minutes, seconds, fraction = match.groups()
-        if int(minutes) > 59 or int(seconds) > 59:
-            return None
+        sign, days, hours, minutes, seconds, fraction = match.groups()  # minutes, seconds 00-59 by the pattern
         total = int(days or 0) * 86400 + int(hours) * 3600 + int(minutes) * 60 + int(seconds)
         total = total + (float("0." + fraction) if fraction else 0)
         return float(-total if sign else total)
