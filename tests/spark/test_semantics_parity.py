@@ -6,6 +6,7 @@ import pytest
 
 from linter.policy.packs import load_rules
 from parity import EstateSpec, example_spec, local_findings, run_spark
+from test_semantics import NO_MAPI_NO_SITE_FOLDER_SERVER, NOT_ORGANIZATION
 
 RULES = load_rules()
 SECOND_ORG = {"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "fabrikam"},
@@ -23,13 +24,7 @@ CASES = {
     "track-duplicates-negative": {"patch": {"PublicFolderDatabase/PFDB-EX03": {
         "spec": {"registry": {"Track Duplicates (in hours)": -1}}}}},
     # HIE006 and HIE007 stand down only where servers, all 2013 or later, hold no public folder database
-    "organization-alone": {"delete": ["Server/EX10-LON-01", "Server/EX10-PAR-01", "Server/EX03-LON-01",
-                                      "PublicFolderDatabase/PFDB-LON", "PublicFolderDatabase/PFDB-PAR",
-                                      "PublicFolderDatabase/PFDB-EX03", "PublicFolderDatabase/PFDB-PROJ",
-                                      "PublicFolder//Sales", "PublicFolder//OFFLINE ADDRESS BOOK", "MailboxDatabase/MBX-LON"],
-                           "patch": {"Organization/contoso": {"spec": {
-                               "hierarchies": [{"name": "Projects", "type": "Application"}],
-                               "adminGroups": [{"name": "First Administrative Group"}]}}}},
+    "organization-alone": {"delete": NOT_ORGANIZATION, "patch": NO_MAPI_NO_SITE_FOLDER_SERVER},
     # CON002 still notes the in-range value of a connector whose other value is CON003's
     "connector-one-out-of-range": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
         {"name": "R1", "ConnectionTimeout": "2.00:00:00", "ConnectionInactivityTimeout": "00:07:00"},
