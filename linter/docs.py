@@ -132,6 +132,12 @@ def rules_markdown(rules) -> str:
               "An info rule that reports a value differing from its default (BKF001's non-default "
               "configuration, BKF006, STS001, CON002, DUP004) stays silent on a value that a warning "
               "or error rule already reports: one problem, one finding.", "",
+              "A value written in a form exlint cannot read (a single name where a list goes, a "
+              "number where a date goes, a duration in a form Exchange does not accept) is EXL003's "
+              "alone: a rule that judges one record or pair at a time and reads that field stands "
+              "down for the record, rather than judging the value as absent (REP003 does not also say "
+              "the folder has no replica). Rules that count records (group, unique, minority) read "
+              "it as no value.", "",
               "HIE006 and HIE007 (site folder servers, the MAPI hierarchy) stand down in an estate "
               "that has servers, all of them Exchange 2013 or later, and no public folder database: "
               "Exchange 2013 and later keep public folders in mailboxes, so there is nothing to define "

@@ -271,3 +271,25 @@ def test_a_value_of_the_wrong_type_is_one_finding(registry):
     found = [f for f in lint({"PublicFolderDatabase/PFDB-EX03": {"spec": {"registry": registry}}})
              if f.entity and f.entity.name == "PFDB-EX03"]
     assert [f.rule for f in found] == ["EXL003"], [(f.rule, f.message) for f in found]
+
+
+# A value written in a form exlint cannot read (a scalar for a list, a number for a date)
+# is EXL003's; a rule reading that field stands down for the record rather than judging it
+# as absent (REP003 said the folder had no replica, RTE002 that the store had no date).
+UNREADABLE = [
+    ({"PublicFolder//Sales": {"spec": {"replicas": "PFDB-LON"}}}, "spec.replicas", "REP003"),
+    ({"PublicFolderDatabase/PFDB-LON": {"spec": {"created": 20080211}}}, "spec.created", "RTE002"),
+    ({"PublicFolder//Sales": {"spec": {"replicas": [], "deletePending": "PFDB-PAR"}}}, "spec.deletePending", "REP003"),
+]
+
+
+@pytest.mark.parametrize("patch, path, silenced", UNREADABLE, ids=[r for _, _, r in UNREADABLE])
+def test_a_rule_reading_an_unreadable_value_stands_down(patch, path, silenced):
+    found = lint(patch)
+    assert [f.rule for f in found if f.path == path] == ["EXL003"], [(f.rule, f.path, f.message) for f in found]
+    assert silenced not in rules_of(found)
+
+
+def test_an_empty_list_written_is_read_not_unreadable():
+    # the guard is for values exlint cannot read: an empty list is a list, and REP003's
+    assert "REP003" in rules_of(lint({"PublicFolder//Sales": {"spec": {"replicas": []}}}))

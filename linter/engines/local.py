@@ -244,12 +244,15 @@ class Evaluator:
         if name == "size":
             value = self.eval(args[0], scope)
             return len(value) if isinstance(value, list) else None
-        if name == "written":
+        if name in ("written", "unread"):
             path = args[0].args
             if path[0] == "organization":
-                return bool(self.estate.organization.get(path[-1] + "__set"))
-            record = scope.record if path[0] != "other" else scope.other
-            return bool(record.get(path[-1] + "__set"))
+                record = self.estate.organization
+            else:
+                record = scope.record if path[0] != "other" else scope.other
+            written = record.get(path[-1] + "__set", False)
+            # __set: True written, False the default applies, None written but unreadable
+            return bool(written) if name == "written" else written is None
         if name == "site_group":
             return self.estate.graph.site_group(self.eval(args[0], scope))
         if name == "site_cost":

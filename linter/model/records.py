@@ -5,7 +5,10 @@ a value means the same thing everywhere. A record is a flat dict:
 
 - ``<field>``: the typed value (names lower-cased; durations in seconds),
 - ``<field>__text``: the text as written (for messages), for names, durations, sizes,
-- ``<field>__set``: whether the user wrote it (False when the default applies),
+- ``<field>__set``: whether the user wrote it (False when the default applies;
+  None when the value written could not be read: a list field given a scalar, a
+  value of the wrong type or form. EXL003 reports it, and a check reading the
+  field stands down for the record: one problem, one finding),
 - ``_table``, ``_kind``, ``_entity`` (document name as written), ``_file``,
   ``_doc`` (document index in file), ``_prefix`` (path of a list item inside the
   document, e.g. ``spec.sites[2]``), ``_marks`` (path string -> [line, column]).
@@ -29,6 +32,11 @@ def _get(data: Any, path: tuple) -> Any:
         if data is _MISSING:
             return _MISSING
     return data
+
+
+def _blank(raw: Any) -> bool:
+    """A blank text is read (as no value): rules such as BKF002 judge it themselves."""
+    return isinstance(raw, str) and not raw.strip()
 
 
 def _display(value: Any) -> str | None:
@@ -63,10 +71,10 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
         texts = [item if isinstance(item, str) else None for item in items]
         record[key] = [t.lower() if (t is not None and spec.type == "names") else t for t in texts]
         record[key + "__text"] = texts
-        record[key + "__set"] = present
+        record[key + "__set"] = None if present and not isinstance(raw, list) else present
         return
     value = convert(spec.type, raw) if present else None
-    record[key + "__set"] = present
+    record[key + "__set"] = None if present and value is None and not _blank(raw) else present
     if not present:
         value = spec.default
     record[key] = value

@@ -40,6 +40,7 @@ FUNCTIONS = {
     "lower": (1, 1),
     "size": (1, 1),
     "written": (1, 1),
+    "unread": (1, 1),
     "any": (2, 2),
     "all": (2, 2),
     "count": (1, 2),
@@ -189,7 +190,7 @@ def _convert(node: ast.AST, text: str) -> Node:
         if not low <= len(node.args) <= high:
             raise ExprError(f"in {text!r}: {name}() takes {low}..{high} arguments")
         args = tuple(_convert(a, text) for a in node.args)
-        if name in AGGREGATES or name in ("size", "written"):
+        if name in AGGREGATES or name in ("size", "written", "unread"):
             if args[0].op != "field":
                 raise ExprError(f"in {text!r}: the first argument of {name}() must be a field")
         return Node("call", (name,) + args)

@@ -317,7 +317,63 @@ def _parse_check(raw: dict, rule_id: str, defaults: dict, validator: _Validator)
         placeholders.append((text, node))
     check.placeholders = tuple(dict(placeholders).items())  # each once, however often written
     check.template = tuple(_PLACEHOLDER.split(check.message))
+    _stand_down_on_unread(check, table, tables.get(check.with_table) if check.with_table else None, ctx)
     return check
+
+
+# Forms that judge each record (or pair) on its own: a record left out of them changes
+# no other record's finding. Group, unique and minority checks count records, so one
+# left out could make another fire: they read unreadable values as NULL instead.
+_RECORD_FORMS = ("predicate", "reference", "pairs")
+
+
+def _stand_down_on_unread(check: Check, table: TableSpec, with_table: TableSpec | None, ctx: dict) -> None:
+    """One problem, one finding: a value written in a form exlint cannot read is
+    EXL003's, so a check reading that field stands down for the record (REP003 saw
+    `replicas: PFDB-LON`, a string, as no replica at all). Guards each field of its
+    own record (and of the partner) that `where` and `when` read with `unread()`."""
+    if check.form not in _RECORD_FORMS:
+        return
+    reads = [n for n in (check.where, check.when, check.other_when) if n is not None]
+    own = _fields_read(reads, lambda path: len(path) >= 1 and path[0] not in ctx and _guardable(table, path[0]))
+    partner = _fields_read(reads, lambda path: len(path) == 2 and path[0] == "other" and with_table is not None
+                           and _guardable(with_table, path[1]))
+    if own:
+        check.where = _conjunction(check.where, [_not_unread((name,)) for name in own])
+    if partner:
+        guards = [_not_unread(("other", name)) for name in partner]
+        if check.other_when is not None:
+            check.other_when = _conjunction(check.other_when, guards)
+        else:
+            check.when = _conjunction(check.when, guards)
+
+
+def _guardable(table: TableSpec, name: str) -> bool:
+    spec = table.fields.get(name)
+    return spec is not None and spec.type != "count"  # a count has no __set: it is never unread
+
+
+def _fields_read(nodes: list[Node], wanted) -> list[str]:
+    """The last name of each field path in ``nodes`` that ``wanted`` accepts; in order, once."""
+    found: dict[str, None] = {}
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        if node.op == "field":
+            if wanted(node.args):
+                found[node.args[0] if node.args[0] != "other" else node.args[1]] = None
+            continue
+        stack.extend(reversed([a for a in node.args if isinstance(a, Node)]))
+    return list(found)
+
+
+def _not_unread(path: tuple) -> Node:
+    return Node("not", (Node("call", ("unread", Node("field", path))),))
+
+
+def _conjunction(node: Node | None, guards: list[Node]) -> Node:
+    parts = ([node] if node is not None else []) + guards
+    return parts[0] if len(parts) == 1 else Node("and", tuple(parts))
 
 
 _OPTION = re.compile(r"\$([a-z_][a-z0-9_]*)")

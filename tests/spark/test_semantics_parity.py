@@ -6,7 +6,7 @@ import pytest
 
 from linter.policy.packs import load_rules
 from parity import EstateSpec, example_spec, local_findings, run_spark
-from test_semantics import NO_MAPI_NO_SITE_FOLDER_SERVER, NOT_ORGANIZATION
+from test_semantics import NO_MAPI_NO_SITE_FOLDER_SERVER, NOT_ORGANIZATION, UNREADABLE
 
 RULES = load_rules()
 SECOND_ORG = {"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "fabrikam"},
@@ -41,6 +41,8 @@ CASES = {
     "braced-name": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
         {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}},
 }
+# a rule reading a value exlint cannot read stands down (unread(): its __set is NULL in Spark)
+CASES.update({f"unreadable-{i}": {"patch": patch} for i, (patch, _, _) in enumerate(UNREADABLE)})
 DUPLICATE_LINE = (b'{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX-C"}, '
                   b'"spec": {"version": "2013", "version": "2016"}}\n')
 

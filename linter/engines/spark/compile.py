@@ -561,7 +561,18 @@ class Frame:
                    INT)
 
     def _fn_written(self, args, scope):
-        path = args[0].args
+        column = self._set_column(args[0].args, scope)
+        return Val("false" if column is None else f"coalesce({column}, false)", BOOL)
+
+    def _fn_unread(self, args, scope):
+        """Whether the field was written with a value that could not be read
+        (records.py: its ``__set`` is NULL, neither true nor false)."""
+        column = self._set_column(args[0].args, scope)
+        return Val("false" if column is None else f"({column} IS NULL)", BOOL)
+
+    def _set_column(self, path: tuple, scope) -> str | None:
+        """SQL of the ``__set`` column of the field at ``path``: on the Organization,
+        the partner (``other``) or the scope's record; None where there is none."""
         if path[0] == "organization":
             rec = self.organization()
         elif path[0] == "other":
@@ -570,8 +581,8 @@ class Frame:
             rec = scope.record
         column = path[-1] + "__set"
         if rec is None or not self.model.has(rec.table.name, column):
-            return Val("false", BOOL)
-        return Val(f"coalesce({self.column(rec, column)}, false)", BOOL)
+            return None
+        return self.column(rec, column)
 
     def _site_number(self, site: str) -> str:
         """The site's number in the estate's graph (Model._graph), null when the
