@@ -1,7 +1,8 @@
 """``EdgeTransport.exe.config``: the transport service's appSettings.
 
 Read: ``<configuration><appSettings><add key="PFReplicaAgeThreshold" value="2.00:00:00"/>``
-and ``PFReplicaAgeThresholdHours`` (the name Microsoft's Exchange 2007 routing
+(read the way .NET's ``TimeSpan.Parse`` reads it: ``2`` is two days) and
+``PFReplicaAgeThresholdHours`` (the name Microsoft's Exchange 2007 routing
 documentation uses). Both go to ``Organization.spec.routing``. The file is parsed
 with defusedxml like every XML source.
 """
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from .documents import Collector, Fragment
 from .errors import Origin, SourceError
-from .values import normalize_timespan
+from .values import format_timespan, parse_dotnet_timespan
 from .xmlsafe import Node, parse_xml
 
 ROUTING_KEYS = {"PFReplicaAgeThreshold": "duration", "PFReplicaAgeThresholdHours": "int"}
@@ -38,7 +39,8 @@ def import_edge_config(path: str | Path, data: bytes, collector: Collector, root
             raw = node.get("value", "")
             value: object
             if ROUTING_KEYS[key] == "duration":
-                value = normalize_timespan(raw)
+                ticks = parse_dotnet_timespan(raw)  # what the service reads, not what CLIXML writes
+                value = None if ticks is None else format_timespan(ticks)
             else:
                 value = int(raw.strip()) if raw.strip().isdigit() else None
             if value is None:

@@ -34,6 +34,12 @@ _HEX = re.compile(r"^hex(?:\((?P<type>[0-9A-Fa-f]+)\))?:(?P<bytes>[0-9A-Fa-f,\s]
 _DWORD = re.compile(r"^dword:(?P<value>[0-9A-Fa-f]{1,8})$", re.IGNORECASE)
 _TYPE_NAMES = {0: "REG_NONE", 1: "REG_SZ", 2: "REG_EXPAND_SZ", 3: "REG_BINARY", 4: "REG_DWORD",
                5: "REG_DWORD_BIG_ENDIAN", 7: "REG_MULTI_SZ", 11: "REG_QWORD"}
+# Byte count, byte order and the bytes of 42 of each integer type, for the error that names the fix.
+_SIZES = {
+    4: (4, "least significant first", "hex(4):2a,00,00,00"),
+    5: (4, "most significant first", "hex(5):00,00,00,2a"),
+    11: (8, "least significant first", "hex(b):2a,00,00,00,00,00,00,00"),
+}
 
 
 @dataclass
@@ -119,6 +125,22 @@ def _hex_value(kind: int, raw: bytes, ansi: bool):
     return raw
 
 
+def _check_size(kind: int, raw: bytes, path: str, line: int, column: int) -> None:
+    """A REG_DWORD or REG_QWORD of the wrong length is an error: read as bytes it
+    would be skipped as a type the model does not have, and the value would be lost
+    without the export being called malformed."""
+    if kind not in _SIZES or len(raw) == _SIZES[kind][0]:
+        return
+    size, order, example = _SIZES[kind]
+    raise SourceError(
+        path,
+        f"{_TYPE_NAMES[kind]} data (hex({kind:x}):) must be exactly {size} bytes, this line has {len(raw)}: "
+        f"give all {size} bytes, {order} (42 is {example}), or export the key again with regedit",
+        line,
+        column,
+    )
+
+
 def parse_reg(path: str | Path, data: bytes) -> list[RegValue]:
     path = str(path)
     text, header = decode(data, path)
@@ -168,6 +190,7 @@ def parse_reg(path: str | Path, data: bytes) -> list[RegValue]:
             if any(len(b) != 2 for b in digits):
                 raise SourceError(path, "hex data must be comma-separated bytes (two hex digits each)", number, value_column)
             raw = bytes(int(b, 16) for b in digits)
+            _check_size(kind, raw, path, number, value_column)
             values.append(RegValue(key, name, _TYPE_NAMES.get(kind, f"hex({kind:x})"), _hex_value(kind, raw, ansi), number, column))
         else:
             raise SourceError(path, f"unknown value data '{rest[:40]}'", number, value_column)

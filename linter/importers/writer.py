@@ -176,8 +176,10 @@ class YamlFile:
     """One YAML file of the output directory and the edits an import makes to it.
 
     A value that changed in place is patched in the file's text (that line only);
-    any other change (a new key, a new connector, a new document) re-dumps the
-    file through ruamel.yaml's round-trip emitter.
+    any other change (a new key, a new connector, a new document) re-emits the
+    documents it touches through ruamel.yaml's round-trip emitter, and the file's
+    other documents, its leading comments and its first ``---`` (or its absence)
+    are copied as they are.
     """
 
     path: Path  # relative to the output directory
@@ -186,14 +188,18 @@ class YamlFile:
     explicit_start: bool = False
     indent: tuple[int, int, int] = (2, 4, 2)
     changed: bool = False
-    needs_dump: bool = False
+    dirty: set[int] = field(default_factory=set)  # positions of the documents to re-emit
     patches: dict[int, str] = field(default_factory=dict)
     bom: bool = False
     foreign: int = 0  # 1-based position of the first document that is not an exlint document (0: none)
+    # The document being updated: edits deep inside it (_set_path) only say "structural",
+    # and this says which document that re-emits.
+    current: int = 0
+    loaded: list[Any] = field(default_factory=list)  # the documents as read, before new ones were added
 
     def structural_change(self) -> None:
         self.changed = True
-        self.needs_dump = True
+        self.dirty.add(self.current)
 
     def replace_value(self, node: Any, key: Any, old: Any, new: Any, comment: str | None) -> None:
         """Replace an existing scalar value (and its ``# from`` comment) in place."""
@@ -201,24 +207,24 @@ class YamlFile:
         self.changed = True
         line_text = self._patchable_line(node, key)
         if line_text is None:
-            self.needs_dump = True
+            self.structural_change()
             return
         line, column, text, ending = line_text
         end = _scalar_end(text, column)
         if end is None or not _span_is(text[column:end], old):
-            self.needs_dump = True
+            self.structural_change()
             return
         quote = text[column] if text[column] in "'\"" else None
         rest = text[end:]
         if comment is not None:
             rest = _merged_comment(rest, comment)
             if rest is None:
-                self.needs_dump = True
+                self.structural_change()
                 return
         self.patches[line] = text[:column] + _render_scalar(new, quote) + rest + ending
 
     def _patchable_line(self, node: Any, key: Any) -> tuple[int, int, str, str] | None:
-        if self.text is None or self.needs_dump or getattr(node, "fa", None) is None or node.fa.flow_style():
+        if self.text is None or self.current in self.dirty or getattr(node, "fa", None) is None or node.fa.flow_style():
             return None
         try:
             line, column = node.lc.value(key)
@@ -232,20 +238,59 @@ class YamlFile:
         return line, column, text, raw[len(text):]
 
     def render(self) -> str:
-        if not self.needs_dump and self.text is not None:
+        text = None
+        if self.text is not None:
             lines = self.text.splitlines(keepends=True)
             for line, replacement in self.patches.items():
                 lines[line] = replacement
-            return "\ufeff" * self.bom + "".join(lines)
+            text = "".join(lines)
+        if not self.dirty and text is not None:
+            return "\ufeff" * self.bom + text
+        spliced = self._spliced(text) if text is not None else None
+        return "\ufeff" * self.bom + (spliced if spliced is not None else self._dumped())
+
+    def _spliced(self, text: str) -> str | None:
+        """The file's text with only the changed documents re-emitted and new ones
+        added at the end (None: a file whose documents this cannot tell apart)."""
+        loaded = len(self.loaded)
+        if not loaded or len(self.documents) < loaded or any(
+            now is not then for now, then in zip(self.documents, self.loaded)
+        ):
+            return None
+        split = _split_documents(text)
+        if split is None or len(split[1]) != loaded:
+            return None
+        preamble, segments = split
+        newline = "\r\n" if "\r\n" in text else "\n"
+        out = [preamble]
+        for position, segment in enumerate(segments):
+            if position not in self.dirty:
+                out.append(segment)
+                continue
+            marker, body = _marker_line(segment)
+            if body is None or any(_END.match(line) for line in segment.splitlines()):
+                return None  # the emitter would drop a "..." that ends the document
+            dumped = _without_marker_comment(self._dump([self.documents[position]], False), marker)
+            out.append(marker + dumped.replace("\n", newline))
+        for document in self.documents[loaded:]:
+            if not out[-1].endswith("\n"):
+                out[-1] += newline
+            out.append(("---\n" + self._dump([document], False)).replace("\n", newline))
+        return "".join(out)
+
+    def _dump(self, documents: list[Any], explicit_start: bool) -> str:
         stream = StringIO()
-        y = _yaml(self.indent, self.explicit_start or len(self.documents) > 1)
-        y.dump_all(self.documents, stream)
+        _yaml(self.indent, explicit_start).dump_all(documents, stream)
+        return stream.getvalue()
+
+    def _dumped(self) -> str:
+        """The whole file re-emitted (a new file, or one _spliced cannot follow)."""
+        dumped = self._dump(self.documents, self.explicit_start or len(self.documents) > 1)
         preamble = _preamble(self.text).replace("\r\n", "\n")
-        dumped = stream.getvalue()
         dumped = dumped if dumped.startswith(preamble) else preamble + dumped
         if self.text and "\r\n" in self.text:
             dumped = dumped.replace("\n", "\r\n")
-        return "\ufeff" * self.bom + dumped
+        return dumped
 
 
 @dataclass
@@ -347,7 +392,9 @@ class OutputTree:
         except (OSError, UnicodeDecodeError) as exc:
             raise SourceError(str(path), f"cannot read existing output file: {exc}") from None
         try:
-            documents = list(_yaml().load_all(text))
+            # ruamel.yaml keeps the "\r" of a CRLF line in the comments it reads, and a
+            # re-emitted file would then end such lines in "\r\r\n"
+            documents = list(_yaml().load_all(text.replace("\r\n", "\n")))
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -359,7 +406,7 @@ class OutputTree:
         foreign = next((n for n, doc in enumerate(documents, start=1)
                         if doc is not None and not _exlint_document(doc)), 0)
         yaml_file = YamlFile(relative, documents, text, first.startswith("---"), _guess_indent(text), bom=bom,
-                             foreign=foreign)
+                             foreign=foreign, loaded=list(documents))
         self.files[relative] = yaml_file
         for position, doc in enumerate(documents):
             if not isinstance(doc, dict) or doc.get("kind") not in self.KINDS:
@@ -428,12 +475,14 @@ class OutputTree:
                 if all(existing is None for existing in yaml_file.documents):
                     yaml_file.documents.clear()  # an empty or comment-only file
                 yaml_file.documents.append(data)
+                yaml_file.current = len(yaml_file.documents) - 1
                 yaml_file.structural_change()
                 if len(yaml_file.documents) > 1:
                     yaml_file.explicit_start = True  # a file with several documents
             else:
                 yaml_file, position = found
                 data = yaml_file.documents[position]
+                yaml_file.current = position
                 self._update(data, doc, result, yaml_file)
             touched.setdefault(yaml_file.path, []).append(f"{doc.kind} {doc.name}")
             missing = [dotted(p) for p in REQUIRED.get(doc.kind, []) if _lookup(data, p) is None]
@@ -611,6 +660,9 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
         _set_comment(node, key, leaf)
         if yaml_file is None:
             node[key] = _yaml_value(leaf.value, old)
+        elif isinstance(leaf.value, list) and isinstance(old, CommentedSeq) and not old.fa.flow_style():
+            _update_list(old, leaf.value)  # a block list keeps its layout and the comments on its items
+            structural()
         elif isinstance(leaf.value, list) or isinstance(old, (dict, list)):
             node[key] = _yaml_value(leaf.value, old)
             structural()
@@ -625,6 +677,51 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
         key = last
     _set_comment(node, key, leaf)
     structural()
+
+
+def _update_list(seq: CommentedSeq, new: list) -> None:
+    """Make the block list ``seq`` hold the items of ``new`` (compared
+    case-insensitively) where it is: an item that stays keeps its place, its text
+    and its comment; one that goes takes its comment along; a new one comes after
+    the item it follows in ``new``."""
+    wanted = {str(value).casefold() for value in new}
+    entries = [(item, seq.ca.items.get(i)) for i, item in enumerate(seq) if str(item).casefold() in wanted]
+    present = {str(item).casefold() for item, _ in entries}
+    for position, value in enumerate(new):
+        if value.casefold() in present:
+            continue
+        before = {str(v).casefold() for v in new[:position]}
+        at = max((i + 1 for i, (item, _) in enumerate(entries) if str(item).casefold() in before), default=0)
+        entries.insert(at, (_yaml_value(value), None))
+        present.add(value.casefold())
+    tail = _list_tail(seq)
+    del seq[:]
+    seq.ca.items.clear()
+    for position, (item, comments) in enumerate(entries):
+        seq.append(item)
+        if comments is not None:
+            seq.ca.items[position] = comments
+    if tail is not None and entries:
+        _put_list_tail(seq, tail)
+
+
+def _list_tail(seq: CommentedSeq) -> CommentToken | None:
+    """The comment lines below a block list, which ruamel.yaml keeps in the comment
+    of its last item: taken off it, they go back under the list's new last item."""
+    comments = seq.ca.items.get(len(seq) - 1)
+    token = comments[0] if comments else None
+    if token is None or "\n" not in token.value.rstrip("\n"):
+        return None
+    first, _, tail = token.value.partition("\n")
+    comments[0] = CommentToken(first + "\n", token.start_mark) if first.strip() else None
+    return CommentToken(tail, token.start_mark)
+
+
+def _put_list_tail(seq: CommentedSeq, tail: CommentToken) -> None:
+    comments = seq.ca.items.setdefault(len(seq) - 1, [None, None, None, None])
+    token = comments[0]
+    text = token.value if token is not None else "\n"
+    comments[0] = CommentToken(text + tail.value, token.start_mark if token is not None else tail.start_mark)
 
 
 # Text patches ---------------------------------------------------------------------
@@ -716,3 +813,57 @@ def _preamble(text: str | None) -> str:
     # a comment-only file: its comments stay above the document the import adds
     kept = "".join(lines).rstrip("\r\n")
     return kept + "\n" if kept.strip() else ""
+
+
+# Re-emitting only the documents that changed --------------------------------------
+
+_MARKER = re.compile(r"---(?=[ \t\r\n]|$)")
+_END = re.compile(r"\.\.\.(?=[ \t\r\n]|$)")
+
+
+def _split_documents(text: str) -> tuple[str, list[str]] | None:
+    """A file's text cut into what comes before its first document (comments,
+    directives) and the text of each document, from its ``---`` to the next one;
+    None when a document follows a ``...`` without a ``---`` of its own (the cut
+    would not follow the parser)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    ended = False
+    for line in lines:
+        if _MARKER.match(line):
+            ended = False
+        elif _END.match(line):
+            ended = True
+        elif ended and line.strip() and not line.lstrip().startswith(("#", "%")):
+            return None
+    starts = [number for number, line in enumerate(lines) if _MARKER.match(line)]
+    head = lines[: starts[0]] if starts else lines
+    if any(line.strip() and not line.lstrip().startswith(("#", "%")) for line in head):
+        starts.insert(0, 0)  # the first document has no "---"
+    if not starts:
+        return None
+    segments = ["".join(lines[start:end]) for start, end in zip(starts, starts[1:] + [len(lines)])]
+    return "".join(lines[: starts[0]]), segments
+
+
+def _marker_line(segment: str) -> tuple[str, str | None]:
+    """(the ``---`` line of a document's text, with its line end; the rest), or
+    ("", segment) without one; the rest is None when the document starts on the
+    ``---`` line itself (``--- {a: 1}``, ``--- !tag``): it cannot be kept apart."""
+    if not _MARKER.match(segment):
+        return "", segment
+    line, newline, rest = segment.partition("\n")
+    after = line[3:].strip()
+    if after and not after.startswith("#"):
+        return "", None
+    return line + newline, rest
+
+
+def _without_marker_comment(dumped: str, marker: str) -> str:
+    """ruamel.yaml moves a comment on a ``---`` line to a line of its own below
+    it; the original ``---`` line is kept, so that copy goes."""
+    comment = marker[3:].strip()
+    first, newline, rest = dumped.partition("\n")
+    if comment and newline and first.strip() == comment:
+        return rest
+    return dumped

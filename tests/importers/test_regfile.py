@@ -124,6 +124,33 @@ def test_malformed_lines_are_positioned_errors(line, column, message):
     assert message in caught.value.message
 
 
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ("hex(4):18,00,00", "REG_DWORD data (hex(4):) must be exactly 4 bytes, this line has 3"),
+        ("hex(5):00,18", "REG_DWORD_BIG_ENDIAN data (hex(5):) must be exactly 4 bytes, this line has 2"),
+        ("hex(b):60,ea", "REG_QWORD data (hex(b):) must be exactly 8 bytes, this line has 2"),
+        ("hex(b):", "REG_QWORD data (hex(b):) must be exactly 8 bytes, this line has 0"),
+    ],
+)
+def test_an_integer_of_the_wrong_length_is_a_positioned_error(tmp_path, data, words):
+    reg = tmp_path / "store.reg"
+    reg.write_bytes(f'Windows Registry Editor Version 5.00\r\n\r\n[{PF_KEY}]\r\n"Size"={data}\r\n'.encode())
+    out = tmp_path / "out"
+    result = run_import(reg, "--output", out)
+    assert result.exit_code == 2
+    assert f"{reg}:4:8: error: {words}: give all " in result.stderr
+    assert "or export the key again with regedit" in result.stderr
+    assert "not in the input model" not in result.stderr
+    assert not out.exists()
+
+
+def test_integers_of_the_right_length_in_hex_are_read():
+    data = (f'Windows Registry Editor Version 5.00\r\n\r\n[{PF_KEY}]\r\n"A"=hex(4):2a,00,00,00\r\n'
+            '"B"=hex(5):00,00,00,2a\r\n"C"=hex(b):2a,00,00,00,00,00,00,00\r\n').encode()
+    assert [(v.name, v.value) for v in parse_reg("x.reg", data)] == [("A", 42), ("B", 42), ("C", 42)]
+
+
 def test_not_a_reg_file():
     with pytest.raises(SourceError, match="not a regedit export"):
         parse_reg("x.reg", b"[HKEY_LOCAL_MACHINE\\X]\n")

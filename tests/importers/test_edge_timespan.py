@@ -1,0 +1,59 @@
+"""EdgeTransport.exe.config TimeSpans are read the way .NET's TimeSpan.Parse reads them
+(invariant culture): Microsoft documents "[ws][-]{ d | [d.]hh:mm[:ss[.ff]] }[ws]"."""
+from __future__ import annotations
+
+import pytest
+
+from linter.importers.values import format_timespan, parse_dotnet_timespan
+
+from .conftest import find_document, load_documents, run_import
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # Microsoft's TimeSpan.Parse examples (invariant culture)
+        ("6", "6.00:00:00"), ("6:12", "06:12:00"), ("6:12:14", "06:12:14"), ("6:12:14:45", "6.12:14:45"),
+        ("6.12:14:45", "6.12:14:45"), ("6:12:14:45.3448", "6.12:14:45.3448000"),
+        ("6:12:14:45,3448", None), ("6:34:14:45", None),
+        # a bare number is days; white space around is ignored
+        ("2", "2.00:00:00"), (" -2 ", "-2.00:00:00"), ("2.00:00:00", "2.00:00:00"), ("1:2:.5", "01:02:00.5000000"),
+        # hours stop at 23: .NET then reads the day form d:hh:mm
+        ("24:00:00", "24.00:00:00"), ("24:00", None), ("00:60:00", None), ("00:00:60", None),
+        # the range of a TimeSpan
+        ("10675199.02:48:05.4775807", "10675199.02:48:05.4775807"), ("10675199.02:48:05.4775808", None),
+        ("-10675199.02:48:05.4775808", "-10675199.02:48:05.4775808"), ("10675200", None),
+        ("99999999.00:00:00", None),
+        # seven fraction digits; more only when they start with a zero (rounded)
+        ("00:00:00.12345678", None), ("00:00:00.01234567", "00:00:00.0123457"),
+        # not .NET TimeSpans
+        ("P2D", None), ("PT10M", None), ("2d", None), ("two days", None), ("", None), ("1.2", None), ("2.", None),
+    ],
+)
+def test_timespans_are_read_as_dotnet_reads_them(text, expected):
+    ticks = parse_dotnet_timespan(text)
+    assert (None if ticks is None else format_timespan(ticks)) == expected
+
+
+def _config(tmp_path, value):
+    config = tmp_path / "EdgeTransport.exe.config"
+    config.write_text(f'<configuration>\n<appSettings>\n<add key="PFReplicaAgeThreshold" value="{value}"/>\n'
+                      "</appSettings>\n</configuration>\n")
+    return config
+
+
+def test_a_bare_number_of_days_is_imported(tmp_path):
+    out = tmp_path / "out"
+    result = run_import(_config(tmp_path, "2"), "--output", out, "--organization", "Contoso")
+    assert result.exit_code == 0, result.stderr
+    assert find_document(out, "Organization", "Contoso")["spec"]["routing"] == {"PFReplicaAgeThreshold": "2.00:00:00"}
+
+
+@pytest.mark.parametrize("value", ["P2D", "99999999.00:00:00"])
+def test_what_dotnet_cannot_read_is_not_imported(tmp_path, value):
+    config = _config(tmp_path, value)
+    result = run_import(config, "--output", tmp_path / "out", "--organization", "Contoso")
+    assert result.exit_code == 0
+    assert f"{config}:3:1: warning: PFReplicaAgeThreshold is '{value}', which the transport service cannot read: " \
+           "not imported" in result.stderr
+    assert load_documents(tmp_path / "out") == {}
