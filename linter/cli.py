@@ -421,11 +421,11 @@ def explain(rule_id, config):
         click.echo(RULE_FAILED_TEXT, nl=False)
         return
     if rule is None:
-        import difflib
+        from linter.config import did_you_mean
 
-        close = difflib.get_close_matches(rule_id.upper(), list(rules), n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else " See `exlint rules`."
-        raise ExitError(f"unknown rule {rule_id!r}.{hint}")
+        # the same suggestions as --select and .exlint.yaml give (DUP999: DUP005 or DUP004)
+        hint = did_you_mean(rule_id.upper(), list(rules) + [RULE_FAILED]) or "; see `exlint rules`"
+        raise ExitError(f"unknown rule {rule_id!r}{hint}")
     click.echo(explain_text(rule), nl=False)
 
 

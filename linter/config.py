@@ -163,7 +163,7 @@ def parse_config(data: Any, path: Path | None, marks: dict | None = None) -> Con
         raise ConfigError(f"{where}: the configuration must be a mapping")
     unknown = sorted(set(data) - KEYS, key=str)
     if unknown:
-        hint = _did_you_mean(str(unknown[0]), KEYS)
+        hint = did_you_mean(str(unknown[0]), KEYS)
         raise ConfigError(f"{at(unknown[0])}: unknown key {unknown[0]!r}{hint}; known keys: {', '.join(sorted(KEYS))}")
     severity = data.get("severity") or {}
     if isinstance(severity, dict):  # levels in any case (ERROR is error), as rule IDs are
@@ -252,7 +252,7 @@ def read_config(path: Path) -> Config:
     return parse_config(data, path, marks)
 
 
-def _did_you_mean(word: str, choices) -> str:
+def did_you_mean(word: str, choices) -> str:
     import difflib
 
     close = difflib.get_close_matches(word, sorted(choices), n=3, cutoff=0.5)
@@ -275,7 +275,7 @@ def check_rule_ids(config: "Config", known, select=(), ignore=()) -> None:
         if text in known or (prefix_ok and text and any(rule_id.startswith(text) for rule_id in known)):
             continue
         families = {rule_id.rstrip("0123456789") for rule_id in known} if prefix_ok else set()
-        hint = _did_you_mean(text, set(known) | families) or "; see `exlint rules`"
+        hint = did_you_mean(text, set(known) | families) or "; see `exlint rules`"
         kind = "rule ID or prefix" if prefix_ok else "rule ID"
         raise ConfigError(f"{origin}: unknown {kind} {value!r}{hint}")
 
@@ -294,7 +294,7 @@ def check_options(config: "Config", rules) -> None:
         for name, value in values.items():
             at = config.where("options", rule_id, name)
             if name not in declared:
-                hint = _did_you_mean(str(name), declared)
+                hint = did_you_mean(str(name), declared)
                 have = f"its options: {', '.join(declared)}" if declared else "it has no options"
                 raise ConfigError(f"{at}: options: {rule_id} has no option {name!r}{hint}; {have}")
             problem = option_value_problem(value, declared[name])

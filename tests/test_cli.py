@@ -269,7 +269,10 @@ def test_explain_and_unknown_rule():
     for heading in ("What it does", "Why it matters", "References", "Example", "Use instead", "How to fix", "Fix: "):
         assert heading in result.stdout
     result = invoke("explain", "EXL070")
-    assert result.exit_code == 2 and "Did you mean" in result.stderr
+    assert result.exit_code == 2 and "(did you mean EXL0" in result.stderr
+    # a number far from every rule's still gets its family's rules, as --select gives them
+    result = invoke("explain", "DUP999")
+    assert result.exit_code == 2 and "unknown rule 'DUP999' (did you mean DUP" in result.stderr
 
 
 def test_schema_command():
