@@ -139,6 +139,11 @@ OTHER_ROOT_NOTE = ("{path} not linted: it is a config repo of its own (.exlint.y
                    "work tree), so its files resolve references among themselves; run exlint check {path}")
 
 
+OUTSIDE_ROOT_NOTE = ("{path} is outside the config repo root {root}: it is linted together with that repo's "
+                     "documents (a copy of one of them is a second document of the same name); lint it on its "
+                     "own, or pass the --root it belongs to")
+
+
 LOOP_NOTE = ("{path} not read: it is a symbolic link loop (no file or folder at its end); "
              "remove the link or point it at a file")
 
@@ -262,9 +267,19 @@ def _lint_one(options: Options, progress) -> Result:
         result.notes.append(OTHER_ROOT_NOTE.format(path=other))
     for loop in display_paths(loops):
         result.notes.append(LOOP_NOTE.format(path=loop))
+    if root is not None:
+        for path in _outside(options.paths, root):
+            result.notes.append(OUTSIDE_ROOT_NOTE.format(path=path, root=display_path(root)))
     if root is None and named and result.findings:
         result.notes.append(NO_ROOT_NOTE.format(path=options.paths[0]))
     return result
+
+
+def _outside(paths: list[str], root) -> list[str]:
+    """The paths given (as given) that lie outside ``root`` (a --root not holding them)."""
+    top = os.path.realpath(root)
+    return [raw for raw in paths
+            if os.path.commonpath([top, os.path.realpath(raw)]) != top]
 
 
 def _nothing_to_lint(paths: list[str], skipped: list[str]) -> str:

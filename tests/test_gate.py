@@ -159,6 +159,16 @@ def test_hook_mode_skips_named_foreign_files(repo):
 
 # ------------------------------------------------------------------- no input
 
+def test_a_path_outside_the_root_given_is_noted(repo, tmp_path):
+    # linted with the repo's documents (a copy of one is a duplicate name): said, not silent
+    outside = write(tmp_path / "elsewhere" / "a.yaml", STORE.format(name="PFDB-A", server="EX10-A"))
+    result = invoke("check", "--root", repo, outside)
+    assert result.exit_code == 1 and "EXL006" in result.stdout
+    assert "is outside the config repo root" in result.stderr and "elsewhere" in result.stderr
+    inside = invoke("check", "--root", repo, repo / "estate" / "a.yaml")
+    assert "outside the config repo root" not in inside.stderr
+
+
 def test_a_path_with_no_yaml_is_exit_2_unless_allowed(tmp_path):
     write(tmp_path / "notes.txt", "hello\n")
     result = invoke("check", tmp_path)
