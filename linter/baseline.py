@@ -1,7 +1,13 @@
 """Baselines: record today's findings so a legacy repo can adopt exlint and fail
 only on new problems. Findings are matched by fingerprint (rule, entity, setting
 path), so edits elsewhere in a file do not resurrect them; findings recorded in
-the baseline that no longer occur are listed as fixed."""
+the baseline that no longer occur are listed as fixed.
+
+A path's list index moves when an entry is added or removed in front of it, so
+a finding left over from the fingerprint match gets a second chance: the rule,
+entity, path without indexes and message (which names the entry's value) of a
+recorded finding (``linter.fingerprints.unindexed``). A baseline file is
+unchanged by this: every entry written so far carries those fields."""
 from __future__ import annotations
 
 import json
@@ -10,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linter.atomic import atomic_write
-from linter.fingerprints import fingerprint
+from linter.fingerprints import fingerprint, unindexed
 from linter.loading import read_regular
 from linter.textsafe import valid_unicode
 
@@ -77,20 +83,75 @@ def read_baseline(path: Path) -> list[dict]:
 
 
 def apply_baseline(findings, entries: list[dict]) -> BaselineOutcome:
-    remaining = Counter(e.get("fingerprint") for e in entries)
-    kept = []
-    suppressed = 0
+    """Matching counts copies: a key recorded once matches one finding. The most
+    precise key goes first, so a finding that took another's list index does not
+    take its entry too: fingerprint and value, then the value (the entry moved in
+    its list), then the fingerprint alone (an entry whose message was worded
+    otherwise by an earlier exlint, or that has no message)."""
+    prints: dict[int, str] = {}
+
+    def printed(finding) -> str:
+        if id(finding) not in prints:
+            prints[id(finding)] = fingerprint(finding)
+        return prints[id(finding)]
+
+    keys = (
+        (lambda f: (printed(f), _finding_unindexed(f)), _entry_both),
+        (_finding_unindexed, _entry_unindexed),
+        (printed, lambda e: e.get("fingerprint")),
+    )
+    left, suppressed = _Unmatched(list(findings), entries), 0
+    for finding_key, entry_key in keys:
+        left, matched = _match(left.findings, left.entries, finding_key, entry_key)
+        suppressed += matched
+    return BaselineOutcome(left.findings, suppressed, left.entries)
+
+
+@dataclass
+class _Unmatched:
+    findings: list
+    entries: list[dict]
+
+
+def _match(findings, entries: list[dict], finding_key, entry_key) -> tuple[_Unmatched, int]:
+    """(the findings and entries no key pairs, in their order; how many pairs)."""
+    entry_keys = [entry_key(e) for e in entries]  # None: the entry lacks a field this key needs
+    remaining = Counter(k for k in entry_keys if k is not None)
+    unmatched = []
     for finding in findings:
-        key = fingerprint(finding)
+        key = finding_key(finding)
         if remaining[key] > 0:
             remaining[key] -= 1
-            suppressed += 1
         else:
-            kept.append(finding)
-    fixed = []
-    for entry in entries:
-        key = entry.get("fingerprint")
-        if remaining[key] > 0:
+            unmatched.append(finding)
+    left = []
+    for entry, key in zip(entries, entry_keys):  # the copies of a key no finding took
+        if key is None:
+            left.append(entry)
+        elif remaining[key] > 0:
             remaining[key] -= 1
-            fixed.append(entry)
-    return BaselineOutcome(kept, suppressed, fixed)
+            left.append(entry)
+    return _Unmatched(unmatched, left), len(findings) - len(unmatched)
+
+
+def _finding_unindexed(finding) -> tuple:
+    entity = (finding.entity.kind, finding.entity.name) if finding.entity else None
+    return unindexed(finding.rule, entity, finding.file, finding.path, finding.message)
+
+
+def _entry_both(entry: dict) -> tuple | None:
+    unindexed_key = _entry_unindexed(entry)
+    return None if unindexed_key is None else (entry.get("fingerprint"), unindexed_key)
+
+
+def _entry_unindexed(entry: dict) -> tuple | None:
+    entity = entry.get("entity")
+    if entity is not None:
+        if not isinstance(entity, dict) or not all(isinstance(entity.get(k), str) for k in ("kind", "name")):
+            return None
+        entity = (entity["kind"], entity["name"])
+    fields = [entry.get(k) for k in ("rule", "message")]
+    optional = [entry.get(k) for k in ("file", "path")]
+    if not all(isinstance(v, str) for v in fields) or not all(v is None or isinstance(v, str) for v in optional):
+        return None
+    return unindexed(entry["rule"], entity, optional[0], optional[1], entry["message"])

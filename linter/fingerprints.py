@@ -1,6 +1,15 @@
 """One identity per finding that survives unrelated edits: rule, entity and the
-setting's path, never line numbers. Used by baselines and SARIF."""
+setting's path, never line numbers. Used by baselines and SARIF.
+
+A path holds list indexes (``spec.replicas[1]``), which an entry added in front
+of the list shifts; ``unindexed`` is the identity without them, a baseline's
+second way of matching (``linter.baseline``)."""
 from __future__ import annotations
+
+import re
+
+_INDEX = re.compile(r"\[\d+\]")
+
 
 def fingerprint(finding) -> str:
     import hashlib  # imported when used: a plain check never fingerprints
@@ -14,3 +23,16 @@ def fingerprint(finding) -> str:
         parts = [finding.rule, finding.file or "", finding.path or "", finding.message]
     # surrogatepass: a file name with undecodable bytes still has an identity
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def unindexed(rule: str, entity: tuple[str, str] | None, file: str | None, path: str | None,
+              message: str) -> tuple:
+    """A finding's identity with the list indexes of its path and message left out
+    (``spec.replicas[1]`` -> ``spec.replicas[]``). What tells findings on two entries
+    of one list apart is then the message, which names the entry's value (``replica
+    PFDB-GONE-01 of folder /Sales ...``). Plain values, so a baseline entry (file and
+    message written as valid Unicode) and a finding compare."""
+    from linter.textsafe import valid_unicode
+
+    where = (entity[0], entity[1].lower()) if entity is not None else (valid_unicode(file or ""),)
+    return (rule, *where, _INDEX.sub("[]", path or ""), _INDEX.sub("[]", valid_unicode(message)))

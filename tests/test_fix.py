@@ -288,7 +288,7 @@ def test_file_without_final_newline(estate):
     text = text[: text.index("\n\n# Nothing below")]  # ends with the last transportConfig value, no newline
     organization.write_text(text)
     invoke("check", "--fix", "--unsafe-fixes", organization)
-    assert organization.read_text() == text + "\n    MaxRetriesForRemoteSiteShadow: 0\n"
+    assert organization.read_text() == text + "\n    MaxRetriesForRemoteSiteShadow: 0"  # still no final newline
 
 
 # -- what is never written ---------------------------------------------------------------------

@@ -12,6 +12,7 @@ range), up to ``MAX_PASSES`` passes; a pass that changes nothing ends it.
 from __future__ import annotations
 
 import copy
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -191,7 +192,7 @@ class Planner:
         return out
 
     def action(self, finding: Finding, rule, spec: FixSpec, document: Document) -> Action | None:
-        fp = parse_path(finding.path or "")
+        fp = _finding_path(finding, document)
         data = document.data
         if spec.action == "rename_to":
             suggestion = dict(finding.extra).get("suggestion")
@@ -247,6 +248,39 @@ class Planner:
         if existing and _same(value, new) and value == new:
             return None
         return Action(finding, document.index, "set" if existing else "add", path, new)
+
+
+def _finding_path(finding: Finding, document: Document) -> tuple:
+    """The keys and indexes of the path a finding reports. Its display form joins
+    keys with '.', so a key that holds '.' or '[1]' (a misspelt registry value
+    name) cannot be split back: the path is matched against the document's keys."""
+    shown = finding.path or ""
+    found = _paths_shown_as(document.data, shown, ())
+    if len(found) > 1:
+        raise Unfixable(f"{shown!r} names more than one setting (a key holding '.' or '[..]'); fix it by hand")
+    return found[0] if found else parse_path(shown)  # a missing setting: its path as written
+
+
+def _paths_shown_as(data: Any, rest: str, path: tuple) -> list[tuple]:
+    """Every path under ``data`` whose ``format_path`` is ``rest`` (``path`` leads to ``data``)."""
+    if not rest:
+        return [path]
+    if isinstance(data, list):
+        index = re.match(r"\[(\d+)\]", rest)
+        if index is None or int(index[1]) >= len(data):
+            return []
+        return _paths_shown_as(data[int(index[1])], rest[index.end():], path + (int(index[1]),))
+    if not isinstance(data, dict):
+        return []
+    if path:
+        if not rest.startswith("."):
+            return []
+        rest = rest[1:]
+    found = []
+    for key, value in data.items():
+        if isinstance(key, str) and key and rest.startswith(key) and rest[len(key):len(key) + 1] in ("", ".", "["):
+            found += _paths_shown_as(value, rest[len(key):], path + (key,))
+    return found
 
 
 def _document_for(loaded: LoadedFile, finding: Finding) -> Document | None:
@@ -348,10 +382,13 @@ def _verified(text: str, path: str, documents: list[Document], actions: list[Act
 
 def edit_text(text: str, loaded: LoadedFile, actions: list[Action], notes: dict) -> tuple[str, list[Action]]:
     """The file's text with as many of ``actions`` applied as can be, verified."""
-    yt = YamlText(text)
-    if len(yt.documents) != len(loaded.documents):
+    try:
+        yt = YamlText(text)
+        if len(yt.documents) != len(loaded.documents):
+            raise Unfixable("the file's documents could not be matched")
+    except Unfixable as exc:
         for action in actions:
-            notes[finding_key(action.finding)] = "the file's documents could not be matched"
+            notes[finding_key(action.finding)] = str(exc)
         return text, []
     accepted_edits: list[Edit] = []
     accepted: list[tuple[list[Edit], list[Action]]] = []

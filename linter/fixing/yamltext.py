@@ -1,10 +1,13 @@
 """Edits of YAML text at exact positions: the bytes outside an edited value
 stay as they were (comments, quoting, indentation, blank lines, line endings).
 
-The file is composed again with PyYAML's pure-Python composer, whose marks give
-the character offset of every node's start and end; documents are split at
-``---`` exactly as the loader splits them (``linter.loading.text``), so
-document ``i`` here is the loader's ``Document.index == i``.
+The file is composed again with the loader ``check`` reads it with (libyaml's
+when available), whose marks give the character offset of every node's start
+and end: a stricter parser (PyYAML's pure-Python scanner refuses a tab before a
+comment or inside ``{...}``) would fail on files ``check`` accepts. Documents
+are split at ``---`` and empty ones skipped exactly as the loader does
+(``linter.loading``), so document ``i`` here is the loader's
+``Document.index == i``.
 
 Each operation returns ``Edit`` objects (replace ``text[start:end]``) or
 raises ``Unfixable`` with a reason a user can act on. The caller applies the
@@ -19,10 +22,14 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from linter.loading import _Loader as CHECK_LOADER  # the one `check` uses: what it accepts, --fix reads
+from linter.loading import _empty
 from linter.loading.text import split_documents
 
 _MERGE = "tag:yaml.org,2002:merge"
 _DASH = re.compile(r"[ \t]*-[ \t]*$")
+_REST_OF_LINE = re.compile(r"[ \t]*(?:,[ \t]*)?(?:#[^\n]*)?(?:\r?\n|\Z)")
+_COMMA = re.compile(r"[ \t]*,")
 
 
 class Unfixable(Exception):
@@ -90,8 +97,12 @@ class YamlText:
         self.documents: list[DocNodes] = []
         offset = 0
         for chunk in split_documents(text):
-            for root in yaml.compose_all(chunk.text, Loader=yaml.SafeLoader):
-                if root is not None:
+            try:
+                roots = list(yaml.compose_all(chunk.text, Loader=CHECK_LOADER))
+            except (yaml.YAMLError, RecursionError) as exc:  # check read it: a safety net, never a traceback
+                raise Unfixable(f"the file could not be read again for editing ({type(exc).__name__})") from None
+            for root in roots:
+                if root is not None and not _empty(root):
                     self.documents.append(DocNodes(root, offset, _uses_aliases(root)))
             offset += len(chunk.text)
 
@@ -171,23 +182,7 @@ class YamlText:
             raise Unfixable("not a list or mapping")
         count = len(spans)
         if container.flow_style:
-            edits = []
-            ordered = sorted(indices)
-            runs: list[list[int]] = []
-            for index in ordered:
-                if runs and runs[-1][-1] == index - 1:
-                    runs[-1].append(index)
-                else:
-                    runs.append([index])
-            for run in runs:
-                first, last = run[0], run[-1]
-                if last < count - 1:
-                    edits.append(Edit(spans[first][0], spans[last + 1][0], ""))
-                elif first > 0:
-                    edits.append(Edit(spans[first - 1][1], spans[last][1], ""))
-                else:
-                    edits.append(Edit(spans[0][0], spans[-1][1], ""))
-            return edits
+            return self._remove_flow_entries([(start, end) for start, end, _, _ in spans], indices)
         edits = []
         for index in sorted(indices):
             start, _, first_node, last_node = spans[index]
@@ -208,6 +203,53 @@ class YamlText:
                 raise Unfixable("cannot find the key of the collection")
             edits.append(Edit(colon + 1, colon + 1, " {}" if isinstance(container, MappingNode) else " []"))
         return edits
+
+    def _owns_lines(self, start: int, end: int) -> bool:
+        """An entry of a multi-line flow collection alone on its line(s): only
+        indentation before it, only its comma and a comment after it."""
+        return not self.text[self.line_start(start):start].strip(" \t") and bool(_REST_OF_LINE.match(self.text, end))
+
+    def _comma_after(self, pos: int) -> int | None:
+        """The position just past the comma that follows ``pos`` (spaces between), if one does."""
+        match = _COMMA.match(self.text, pos)
+        return match.end() if match else None
+
+    def _remove_flow_entries(self, spans: list[tuple[int, int]], indices: set[int]) -> list[Edit]:
+        """Remove entries of a ``[...]``/``{...}`` collection. An entry alone on its
+        line loses the line, its comment with it, as in a block list; entries that
+        share a line lose themselves and one comma. The comments and commas of
+        the entries that stay are never touched (a kept entry's comma may end the
+        list: ``[a, b,]`` is the same list)."""
+        edits = []
+        inline = []
+        for index in sorted(indices):
+            start, end = spans[index]
+            if self._owns_lines(start, end):
+                edits.append(Edit(self.line_start(start), self.after_line(end), ""))
+            else:
+                inline.append(index)
+        runs: list[list[int]] = []  # neighbours on one line go together (one comma between them goes)
+        for index in inline:
+            if runs and runs[-1][-1] == index - 1 and "\n" not in self.text[spans[index - 1][1]:spans[index][0]]:
+                runs[-1].append(index)
+            else:
+                runs.append([index])
+        for run in runs:
+            edits.append(self._flow_run_edit(spans, run[0], run[-1]))
+        return edits
+
+    def _flow_run_edit(self, spans: list[tuple[int, int]], first: int, last: int) -> Edit:
+        start, end = spans[first][0], spans[last][1]
+        comma = self._comma_after(end)
+        if last < len(spans) - 1:
+            following = spans[last + 1][0]
+            if comma is None or "\n" not in self.text[end:following]:
+                return Edit(start, following, "")  # `a, b, c` -> `a, c` (or a comma-first layout)
+            return Edit(start, comma, "")  # the next entry is on another line: this line's comment stays
+        if first > 0 and "\n" not in self.text[spans[first - 1][1]:start]:
+            return Edit(spans[first - 1][1], end, "")  # `a, b` -> `a`
+        # the first entry, or the previous one on an earlier line (its comma and comment stay)
+        return Edit(start, comma if comma is not None else end, "")
 
     def add_entry(self, doc: DocNodes, mapping: Node, parent: tuple[Node, Any] | None,
                   parts: tuple, value: Any) -> Edit:
@@ -239,14 +281,23 @@ class YamlText:
             lines.append(" " * (indent + depth * step) + f"{render_key(part)}:{tail}" + self.eol)
         text = "".join(lines)
         if position == len(self.text) and self.text and not self.text.endswith("\n"):
-            text = self.eol + text
+            text = self.eol + text  # apply_edits drops the final break: the file keeps ending without one
         return Edit(position, position, text)
 
 
 def apply_edits(text: str, edits: list[Edit]) -> str:
+    new = text
     for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        text = text[:edit.start] + edit.text + text[edit.end:]
-    return text
+        new = new[:edit.start] + edit.text + new[edit.end:]
+    return _keep_ending(text, new)
+
+
+def _keep_ending(old: str, new: str) -> str:
+    """A file without a final line break still has none: a line added at its end
+    comes with the break before it, a deleted last line takes the break before it."""
+    if old and not old.endswith("\n") and new.endswith("\n"):
+        return new[:-2] if new.endswith("\r\n") else new[:-1]
+    return new
 
 
 def overlaps(a: Edit, b: Edit) -> bool:
