@@ -22,8 +22,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from linter.loading import _Loader as CHECK_LOADER  # the one `check` uses: what it accepts, --fix reads
-from linter.loading import _empty
+from linter.loading import CHECK_LOADER, is_empty_document  # what check accepts, --fix reads
 from linter.loading.text import split_documents
 
 _MERGE = "tag:yaml.org,2002:merge"
@@ -102,7 +101,7 @@ class YamlText:
             except (yaml.YAMLError, RecursionError) as exc:  # check read it: a safety net, never a traceback
                 raise Unfixable(f"the file could not be read again for editing ({type(exc).__name__})") from None
             for root in roots:
-                if root is not None and not _empty(root):
+                if root is not None and not is_empty_document(root):
                     self.documents.append(DocNodes(root, offset, _uses_aliases(root)))
             offset += len(chunk.text)
 

@@ -159,11 +159,14 @@ def read_regular_text(path: str | os.PathLike) -> str:
     return read_regular(path).decode("utf-8")
 
 
+CHECK_LOADER = _Loader  # what `check` composes YAML with; --fix reads files with it too
+
+
 def _syntax_finding(path: str, rule: str, message: str, line: int, column: int) -> Finding:
     return Finding(rule, "error", message, path, line, column, None, None)
 
 
-def _empty(root) -> bool:
+def is_empty_document(root) -> bool:
     """A document with no content at all (``---`` followed by nothing or comments)."""
     return isinstance(root, yaml.ScalarNode) and root.tag == "tag:yaml.org,2002:null" and root.value == ""
 
@@ -176,7 +179,7 @@ def load_text(text: str, path: str) -> LoadedFile:
             if may_nest_deeper(chunk.text, SAFE_COMPOSE_DEPTH):  # the C composer recurses
                 check_depth(chunk.text, MAX_DEPTH)
             for root in yaml.compose_all(chunk.text, Loader=_Loader):
-                if root is None or _empty(root):  # an empty or comment-only document: skipped like an empty file
+                if root is None or is_empty_document(root):  # an empty or comment-only document: skipped like an empty file
                     continue
                 try:
                     built = construct(root, chunk.first_line, "*" in chunk.text)
