@@ -68,13 +68,13 @@ def _organization_count_spark(model: "Model", rule: "Rule") -> list[str]:
 
     parts = []
     absent = [est for est in model.estates
-              if model.org_counts.get(est, 0) == 0 and model.linted.get(est, 0) > 0]
+              if model.organizations.get(est, 0) == 0 and model.linted.get(est, 0) > 0]
     if absent:  # about no record: no position (forms.place)
         values = ", ".join(f"({est})" for est in absent)
         parts.append(f"SELECT `_est`, CAST(NULL AS BIGINT) AS `_rid`, {string(rule.id)} AS `rule`, "
                      f"{string(rule.severity)} AS `severity`, {string(ORG_ABSENT)} AS `message`, "
                      f"CAST(array() AS ARRAY<STRING>) AS `cands` FROM VALUES {values} AS t(`_est`)")
-    if any(count > 1 for count in model.org_counts.values()):
+    if any(count > 1 for count in model.organizations.values()):
         view = q(model.view("Organization"))
         cands = forms.candidates(Rec("", model.tables["Organization"]), ("metadata", "name"))
         before, _, after = ORG_SEVERAL.partition("{count}")

@@ -136,6 +136,7 @@ class Emitter:
         self.width = 4 + len(self.names)
         self.base = partition << _RID_SHIFT
         self.counter = 0
+        self.organizations = 0  # Organization records built since the last stats row
 
     def _row(self, tag: str, slot: int, value) -> tuple:
         out = [None] * self.width
@@ -151,7 +152,8 @@ class Emitter:
                 for s in parse_suppressions(display, text) for rule in s.rules]
 
     def stats(self, est: int, files: int, documents: int, records_in: int, linted: int, skipped: int = 0) -> tuple:
-        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted, skipped))
+        organizations, self.organizations = self.organizations, 0
+        return self._row(STATS_TAG, 1, (est, files, documents, records_in, linted, skipped, organizations))
 
     def document(self, document: Document, est: int):
         """Rows of one document (findings, and records when it can be modelled),
@@ -165,6 +167,7 @@ class Emitter:
                 build = self.builders[table.name]
                 for record in build_records(table, document, data, name):
                     self.counter += 1
+                    self.organizations += table.name == "Organization"
                     out.append(self._row(table.name, self.slot[table.name], build(record, est, self.base + self.counter)))
         return out, sound
 

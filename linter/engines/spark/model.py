@@ -143,6 +143,7 @@ class Model:
         self.counts = dict(inventory.counts)
         self.estates = sorted(inventory.stats)
         self.linted = {est: s["linted"] for est, s in inventory.stats.items()}
+        self.organizations = {est: s["organizations"] for est, s in inventory.stats.items()}  # records per estate
         self.columns: dict[str, list[str]] = {}
         self.types: dict[tuple[str, str], str] = {}
         for name, table in self.tables.items():
@@ -157,7 +158,6 @@ class Model:
         self._items: dict = {}
         self.done: set[str] = set()  # tables whose derived fields are all computed
         self.org_view: str | None = None
-        self.org_counts: dict[int, int] = {}
         self._graph_view: str | None = None
         self._graph_work = None  # threads.Background building the site graph (build)
         self.failures: list[tuple[str, str]] = []  # derived fields that could not compile
@@ -418,9 +418,8 @@ class Model:
         """A view with one Organization row per estate: its document, or documented defaults."""
         view = self.views["Organization"]
         facts = self.tables["Organization"].facts
-        self.org_counts = {row["_est"]: row["n"] for row in
-                           self.sql(f"SELECT `_est`, count(1) AS n FROM {q(view)} GROUP BY `_est`").collect()}
-        defaults = [est for est in self.estates if self.org_counts.get(est, 0) != 1]
+        # counted by the parse (its stats rows): a collect here waited for the table's rows
+        defaults = [est for est in self.estates if self.organizations.get(est, 0) != 1]
         columns = ", ".join(q(c) for c in self.columns["Organization"] if c not in facts)
         parts = [f"SELECT {columns} FROM {q(view)} WHERE `_est` IN "
                  f"(SELECT `_est` FROM {q(view)} GROUP BY `_est` HAVING count(1) = 1)"]

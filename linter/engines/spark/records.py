@@ -41,8 +41,10 @@ FINDING = [
 # an inline suppression of a YAML file (linter.suppressions), one row per rule it names
 SUPPRESSION = [("_est", "long"), ("file", "string"), ("line", "long"), ("column", "long"), ("applies", "long"),
                ("rule", "string")]
+# organizations: the Organization records built, so that the model knows which estates have
+# exactly one without a Spark job (Model._organizations)
 STATS = [("_est", "long"), ("files", "long"), ("documents", "long"), ("records_in", "long"), ("linted", "long"),
-         ("skipped", "long")]
+         ("skipped", "long"), ("organizations", "long")]
 _INT64 = 2**63
 
 
