@@ -120,10 +120,17 @@ def resolve_setup(options: Options) -> tuple[Path | None, Config, Discovery]:
 
 
 def _load_checked_rules(config: Config, options: Options) -> dict[str, Rule]:
+    return load_checked_rules(config, options.select, options.ignore)
+
+
+def load_checked_rules(config: Config, select=(), ignore=()) -> dict[str, Rule]:
+    """The rules, after every rule ID and option named in the configuration and on
+    the command line is checked against them (`check` and `estate` alike): a typo
+    must not silently turn a check off, or a gate on."""
     # the rule IDs and options named are checked against the rules first, so that
     # an error names the configuration file and where in it
     rules = load_rules(config.rule_dirs)
-    check_rule_ids(config, rules, options.select, options.ignore)
+    check_rule_ids(config, rules, select, ignore)
     if not config.options:
         return rules
     check_options(config, rules)
@@ -231,7 +238,7 @@ def _lint_one(options: Options, progress) -> Result:
             skipped.append(display)
         progress.advance()
     if not loaded and not (options.allow_empty or config.allow_empty or options.hook):
-        raise InputError(_nothing_to_lint(options.paths, skipped))
+        raise InputError(nothing_to_lint(options.paths, len(skipped)))
     context_records, context_documents = _context_records(context, root, options.use_cache, progress)
     watched: dict[str, set[str]] = {}  # names the commit took away (--hook): table -> names
     dependents: set[str] = set()
@@ -282,12 +289,14 @@ def _outside(paths: list[str], root) -> list[str]:
             if os.path.commonpath([top, os.path.realpath(raw)]) != top]
 
 
-def _nothing_to_lint(paths: list[str], skipped: list[str]) -> str:
+def nothing_to_lint(paths: list[str], skipped: int, flag: bool = True) -> str:
+    """Why a run found nothing to lint (``skipped``: the other tools' YAML files it
+    skipped; ``flag``: the command has --allow-empty, as `check` has)."""
     where = ", ".join(paths) or "."
+    allow = "pass --allow-empty (allow_empty: true in .exlint.yaml)" if flag else "set allow_empty: true in .exlint.yaml"
     if skipped:
-        return (f"{where}: no exlint documents ({len(skipped)} YAML file(s) skipped: none has apiVersion exlint/... "
-                f"or a kind exlint knows); name a file to lint it anyway, or pass --allow-empty "
-                f"(allow_empty: true in .exlint.yaml) when an empty run should pass")
+        return (f"{where}: no exlint documents ({skipped} YAML file(s) skipped: none has apiVersion exlint/... "
+                f"or a kind exlint knows); name a file to lint it anyway, or {allow} when an empty run should pass")
     return (f"{where}: no YAML files (*.yaml, *.yml) to lint; check the path, or pass --allow-empty "
             f"(allow_empty: true in .exlint.yaml) when an empty run should pass")
 

@@ -111,6 +111,36 @@ def test_estate_fail_on_never_and_select(spark, defective_estate, monkeypatch):
     assert "HIE004" in done.stdout
 
 
+@pytest.mark.parametrize("args, config, needle", [
+    (["--select", "DUP999"], None, "--select: unknown rule ID or prefix 'DUP999' (did you mean DUP"),
+    (["--ignore", "REP999"], None, "--ignore: unknown rule ID or prefix 'REP999'"),
+    ([], "select: [DUP999]\n", "select: unknown rule ID or prefix 'DUP999'"),
+])
+def test_an_unknown_rule_id_is_exit_2_before_spark_starts(defective_estate, tmp_path, monkeypatch, args, config,
+                                                          needle):
+    # as `check`: a typo must not turn a gate into a pass
+    if config:  # the configuration is read before any file: the directory needs none
+        (tmp_path / ".exlint.yaml").write_text(config)
+        monkeypatch.chdir(tmp_path)
+    else:
+        monkeypatch.chdir(defective_estate)
+    done = CliRunner().invoke(cli, ["estate", ".", *args, "--quiet"])
+    assert done.exit_code == 2 and needle in done.stderr, done.output
+    assert "start Spark" not in done.stderr
+
+
+def test_only_other_tools_yaml_is_exit_2(spark, tmp_path, monkeypatch):
+    # as `check`: a wrong path never passes silently
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text("on: [push]\njobs: {}\n")
+    (tmp_path / "compose.yaml").write_text("services: {}\n")
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(cli, ["estate", ".", "--quiet"])
+    assert done.exit_code == 2 and "no exlint documents (2 YAML file(s) skipped" in done.stderr, done.output
+    (tmp_path / ".exlint.yaml").write_text("allow_empty: true\n")
+    assert CliRunner().invoke(cli, ["estate", ".", "--quiet"]).exit_code == 0
+
+
 def test_failed_write_leaves_no_output(spark, defective_estate, tmp_path, monkeypatch):
     from pyspark.sql.readwriter import DataFrameWriter
 

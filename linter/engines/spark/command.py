@@ -166,8 +166,9 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     from linter.engines.spark.session import SessionError, SessionOptions, build_session, check_java, \
         parse_conf, require_pyspark
     from linter.loading import InputError
-    from linter.policy.packs import PackError, load_rules
+    from linter.policy.packs import PackError
     from linter.progress import Progress
+    from linter.runner import load_checked_rules, nothing_to_lint
 
     try:
         version = require_pyspark()
@@ -179,7 +180,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
 
             config = find_config(Path(inventory[0])) if inventory else None
         configuration = read_config(Path(config)) if config else Config()
-        rules = load_rules(configuration.rule_dirs, configuration.options)
+        # every rule ID named is checked first, as `check` does: a typo must not pass the gate
+        rules = load_checked_rules(configuration, split_rule_ids(select), split_rule_ids(ignore))
     except (SessionError, ConfigError, PackError) as exc:
         raise ExitError(str(exc)) from None
     from linter.engines.spark import job
@@ -220,6 +222,11 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         progress.done(summary=False)
         raise ExitError(str(exc)) from None
     try:
+        stats = run.stats()
+        if stats["skipped"] and not stats["documents"] and not configuration.allow_empty:
+            # as `check`: a path holding only other tools' YAML is a wrong path, not a pass
+            progress.done(summary=False)
+            raise ExitError(nothing_to_lint(list(inventory), stats["skipped"], flag=False))
         findings = run.findings
         progress.stage("write", unit="findings")
         if output_dir:
