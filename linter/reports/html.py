@@ -435,32 +435,64 @@ _JSONL = (*JSONL_SUFFIXES, ".json")  # a --format json file too
 _PARQUET = PARQUET_SUFFIXES
 
 
-def load_findings(path: str | os.PathLike) -> list[Finding]:
-    """Findings of an earlier run: a ``--format json`` file, a JSON Lines file,
-    a Parquet file, or a directory of them (as ``exlint estate --output`` writes;
-    searched recursively, ``_``/``.`` files such as ``_SUCCESS`` skipped)."""
+def findings_files(path: str | os.PathLike) -> list[Path]:
+    """The files :func:`load_findings` reads: ``path`` itself, or the findings
+    files below a directory (CompareError when there are none, or no such path)."""
     path = Path(path)
     if path.is_dir():
         files = sorted(p for p in path.rglob("*")
                        if p.is_file() and not p.name.startswith(("_", "."))
                        and p.suffix.lower() in _JSONL + _PARQUET)
         if not files:
-            raise CompareError(f"{path}: no findings files (*.json, *.jsonl, *.parquet) in this directory")
-    elif path.exists():  # a FIFO or device is refused by _read_json, never waited on
-        files = [path]
-    else:
-        raise CompareError(f"{path}: no such file or directory")
+            raise CompareError(f"{path}: no findings files (*.json, *.jsonl, *.parquet) in this directory; "
+                               "give the directory an earlier `exlint estate --output` wrote, "
+                               "or a --format json file")
+        return files
+    if path.exists():  # a FIFO or device is refused by _read_json, never waited on
+        return [path]
+    raise CompareError(f"{path}: no such file or directory")
+
+
+def _unescape_partition(value: str) -> str:
+    """A Hive/Spark partition value as written in a directory name: ``%XX`` decoded
+    (as Spark's ExternalCatalogUtils.unescapePathName does)."""
+    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), value)
+
+
+def _partition_rule(file: Path, top: Path) -> str | None:
+    """The rule of a file in a ``rule=ID/`` directory (``exlint estate --output``
+    partitions by rule, so its files carry no ``rule`` column), between ``top``
+    and the file; a file named by itself: its own directory."""
+    folders = file.parent.relative_to(top).parts if top != file else (file.parent.name,)
+    rule = None
+    for folder in folders:
+        key, sep, value = folder.partition("=")
+        if sep and key == "rule" and value:
+            rule = _unescape_partition(value)  # the innermost rule=ID wins
+    return rule
+
+
+def load_findings(path: str | os.PathLike) -> list[Finding]:
+    """Findings of an earlier run: a ``--format json`` file, a JSON Lines file,
+    a Parquet file, or a directory of them (as ``exlint estate --output`` writes;
+    searched recursively, ``_``/``.`` files such as ``_SUCCESS`` skipped; a record
+    without a ``rule`` takes it from its ``rule=ID/`` partition directory)."""
+    path = Path(path)
+    files = findings_files(path)
     findings: list[Finding] = []
     for file in files:
-        items = _read_parquet(file) if file.suffix.lower() in _PARQUET else _read_json(file)
+        rule = _partition_rule(file, path)
+        items = _read_parquet(file) if file.suffix.lower() in _PARQUET else _read_json(file, rule)
         for number, item in enumerate(items, 1):
+            if isinstance(item, Mapping) and not item.get("rule") and rule:
+                item = {**item, "rule": rule}
             if not isinstance(item, Mapping) or not item.get("rule"):
                 raise CompareError(f"{file}: record {number} is not a finding (no 'rule')")
             findings.append(finding_from_dict(item))
     return findings
 
 
-def _read_json(file: Path) -> list:
+def _read_json(file: Path, rule: str | None = None) -> list:
     from linter.baseline import MAX_BYTES
     from linter.loading import read_regular
 
@@ -480,7 +512,7 @@ def _read_json(file: Path) -> list:
     if isinstance(whole, Mapping):
         if isinstance(whole.get("findings"), list):
             return whole["findings"]
-        if "rule" in whole:
+        if "rule" in whole or rule:  # one finding (in a rule=ID/ partition: its rule from the directory)
             return [whole]
         raise CompareError(f"{file}: not exlint JSON output (no 'findings' list)")
     if isinstance(whole, list):
@@ -506,8 +538,8 @@ def _read_parquet(file: Path) -> list:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise CompareError(f"{file}: reading Parquet needs pyarrow (pip install pyarrow), "
-                           "or compare with JSON Lines findings") from None
+        raise CompareError(f"{file}: reading Parquet needs pyarrow (pip install pyarrow), or compare with "
+                           "JSON Lines findings (exlint estate --output DIR --output-format jsonl)") from None
     try:
         return pq.read_table(file).to_pylist()
     except Exception as exc:  # pyarrow raises several types for a bad file

@@ -29,7 +29,8 @@ from linter.options import ExitError, fail_on_option, ignore_option, no_inline_s
               show_default=True, help="What to print: the summary table, or every finding as `exlint check` does.")
 @click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report of the estate here.")
 @click.option("--compare", type=click.Path(exists=True),
-              help="Earlier findings (an --output directory, or a --format json file): the report shows new and fixed.")
+              help="Earlier findings (an --output directory, a --format json file or a JSON Lines file): the report "
+                   "shows new and fixed.")
 @fail_on_option
 @select_option
 @ignore_option
@@ -198,6 +199,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             raise ExitError(str(exc)) from None
     if report:  # the same for the HTML report: an input, or a file exlint did not write, is refused
         _check_report_path(report, inventory)
+    if compare:  # an unreadable --compare is refused now, not after the job
+        compare = _compare_input(compare)
     # a Spark job reports nothing for minutes: the ticker keeps the elapsed time moving,
     # and in a log a line every HEARTBEAT seconds says the job is alive and where it is
     progress = state["progress"] = Progress(enabled=not quiet, ticker=True, heartbeat=HEARTBEAT)
@@ -396,7 +399,7 @@ def _check_report_path(path: str, inventory) -> None:
         raise ExitError(f"{path}: cannot write the report there: {exc.strerror or exc}") from None
 
 
-def _write_report(spark, run, rules, path: str, compare: str | None, summary: dict) -> None:
+def _write_report(spark, run, rules, path: str, compare: "_Compare | None", summary: dict) -> None:
     from linter.atomic import atomic_write
     from linter.engines.spark.report import compare_frames, report_data
     from linter.reports.html import render_html
@@ -404,8 +407,15 @@ def _write_report(spark, run, rules, path: str, compare: str | None, summary: di
     tables = _tables(run)
     comparison = None
     if compare:
-        previous = _previous_findings(spark, compare)
-        comparison = compare_frames(run.findings, previous, label=compare)
+        try:
+            previous = _previous_findings(spark, compare)
+            comparison = compare_frames(run.findings, previous, label=compare.label)
+        except ExitError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bad file in the directory: Spark's long Java trace
+            from linter.engines.spark.failures import describe
+
+            raise ExitError(f"--compare {compare.label}: cannot read the earlier findings: {describe(exc)}") from None
     stats = summary["stats"]
     data = report_data(run.findings, tables, rules, comparison=comparison, firsts=_firsts(run),
                        meta={"scope": {"files": stats["files"], "documents": stats["documents"], "paths": [],
@@ -417,24 +427,54 @@ def _write_report(spark, run, rules, path: str, compare: str | None, summary: di
         raise ExitError(f"{path}: cannot write the report: {exc.strerror or exc}") from None
 
 
-def _previous_findings(spark, location: str):
-    """An earlier run's findings: an --output directory (Parquet or JSON Lines) or a JSON report."""
-    import json
+class _Compare:
+    """--compare, checked before Spark starts: ``path`` (absolute) and, unless
+    Spark reads it (a directory exlint estate wrote, or of Parquet files), the
+    earlier findings read by the reader `exlint check --compare` uses."""
 
+    def __init__(self, label: str, path: Path, files: list, findings=None):
+        self.label, self.path, self.files, self.findings = label, path, files, findings
+
+
+def _compare_input(location: str) -> _Compare:
+    from linter.engines.spark.output import MARKER
+    from linter.reports.html import CompareError, findings_files, load_findings
+    from linter.suffixes import PARQUET_SUFFIXES
+
+    path = Path(location).resolve()  # Spark reads a file:// URI, which a relative path has not
+    try:
+        files = findings_files(path)
+        spark_reads = path.is_dir() and ((path / MARKER).is_file()
+                                         or any(f.suffix.lower() in PARQUET_SUFFIXES for f in files))
+        findings = None if spark_reads else load_findings(path)
+    except CompareError as exc:
+        raise ExitError(f"--compare: {str(exc).replace(str(path), location, 1)}") from None
+    return _Compare(location, path, files, findings)
+
+
+def _previous_findings(spark, compare: _Compare):
+    """An earlier run's findings: an --output directory (Parquet or JSON Lines, read
+    by Spark), or what `exlint check --compare` reads (a JSON or JSON Lines file)."""
     from pyspark.sql import functions as F
 
-    path = Path(location)
+    from linter.suffixes import PARQUET_SUFFIXES
+
     columns = ["rule", "severity", "message", "file", "line", "column", "path", "entity_kind", "entity_name"]
-    if path.is_dir():
-        parquet = list(path.rglob("*.parquet"))
-        frame = spark.read.parquet(path.as_uri()) if parquet else spark.read.json(path.as_uri())
+    schema = ("rule string, severity string, message string, file string, line bigint, `column` bigint, "
+              "path string, entity_kind string, entity_name string")
+    if compare.findings is None:  # a directory: its findings files, rule=ID/ partitions read as the rule column
+        # the directory, not its files: Spark's listing reads rule=ID/ names (unescaped) as the rule column
+        if any(f.suffix.lower() in PARQUET_SUFFIXES for f in compare.files):
+            frame = spark.read.option("pathGlobFilter", "*.{parquet,parq}").parquet(compare.path.as_uri())
+        else:
+            frame = spark.read.option("pathGlobFilter", "*.{json,jsonl,ndjson}").json(compare.path.as_uri())
+        if "rule" not in frame.columns:
+            raise ExitError(f"--compare {compare.label}: not exlint findings (no rule column and no rule=ID "
+                            "directories); give the directory an earlier `exlint estate --output` wrote")
         for column in columns:
             if column not in frame.columns:
                 frame = frame.withColumn(column, F.lit(None).cast("string"))
         return frame.select(*columns)
-    body = json.loads(path.read_text(encoding="utf-8"))
-    rows = [(f["rule"], f["severity"], f["message"], f.get("file"), f.get("line"), f.get("column"), f.get("path"),
-             (f.get("entity") or {}).get("kind"), (f.get("entity") or {}).get("name")) for f in body["findings"]]
-    schema = ("rule string, severity string, message string, file string, line bigint, `column` bigint, "
-              "path string, entity_kind string, entity_name string")
+    rows = [(f.rule, f.severity, f.message, f.file, f.line, f.column, f.path,
+             f.entity.kind if f.entity else None, f.entity.name if f.entity else None) for f in compare.findings]
     return spark.createDataFrame(rows, schema)

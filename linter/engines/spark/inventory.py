@@ -76,14 +76,29 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None)
     hidden files and directories skipped, each real file once, broken links reported;
     a walked file that holds no exlint document is skipped in its parse task, as
     check skips it), ``*.jsonl``/``*.ndjson`` and ``*.parquet`` (files named ``_*`` or
-    ``.*``, such as ``_SUCCESS``, skipped). A file given by name is read in the format
+    ``.*``, such as ``_SUCCESS``, skipped). A directory below a walked one that holds
+    the marker file of an ``exlint estate --output`` (its findings, not inventory)
+    is skipped with all it holds. A file given by name is read in the format
     its suffix says (YAML otherwise), or ``fmt`` when given. ``config`` (a
     linter.config.Config): its include and exclude globs apply to walked files, as
     in check; a file named is always read."""
     from linter.runner import filter_files
 
+    from linter.engines.spark.output import MARKER
+
     found: list[InputFile] = []
     seen: set[str] = set()
+    marked: dict[Path, bool] = {}
+
+    def in_findings(candidate: Path, top: Path) -> bool:  # below a findings output (not the top itself)
+        folder = candidate.parent
+        while folder != top and folder != folder.parent:
+            if folder not in marked:
+                marked[folder] = os.path.isfile(folder / MARKER)
+            if marked[folder]:
+                return True
+            folder = folder.parent
+        return False
 
     def add(path: Path, kind: str, walked: bool = False) -> None:
         reason = getattr(path, "refusal", "")
@@ -107,6 +122,7 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None)
                     kind = input_format(candidate)
                     if fmt in (None, kind):
                         walked.append((candidate, kind))
+            walked = [(candidate, kind) for candidate, kind in walked if not in_findings(candidate, path)]
             kinds = {os.fspath(candidate): kind for candidate, kind in walked}
             kept = [c for c, _ in walked] if config is None else filter_files([c for c, _ in walked], None, config)
             for candidate in kept:
