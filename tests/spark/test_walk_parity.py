@@ -64,3 +64,15 @@ def test_upper_case_suffixes_and_the_configs_excludes_are_walked_alike(spark, tm
     files = {f["file"] for f in estate["findings"]}
     assert any(f.endswith("SERVER.YAML") for f in files) and not any("archive" in f for f in files)
     assert _keys(estate) == _keys(checked)
+
+
+def test_a_config_repo_of_its_own_below_the_inventory_is_left_as_check_leaves_it(spark, tmp_path):
+    # merged, its documents were second copies of the outer repo's (EXL006, a second Organization)
+    tree = _tree(tmp_path)
+    shutil.copytree(REPO / "samples" / "estate", tree / "sub")
+    (tree / "sub" / ".exlint.yaml").write_text("{}\n", encoding="utf-8")
+    checked = _json("check", str(tree))
+    result = CliRunner().invoke(cli, ["estate", str(tree), "--quiet", "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    assert _keys(json.loads(result.stdout)) == _keys(checked)
+    assert "sub not linted: it is a config repo of its own" in result.stderr

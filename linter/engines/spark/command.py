@@ -166,10 +166,10 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     from linter.config import Config, ConfigError, read_config
     from linter.engines.spark.session import SessionError, SessionOptions, build_session, check_java, \
         parse_conf, require_pyspark
-    from linter.loading import InputError
+    from linter.loading import InputError, display_paths
     from linter.policy.packs import PackError
     from linter.progress import Progress
-    from linter.runner import load_checked_rules, nothing_to_lint
+    from linter.runner import OTHER_ROOT_NOTE, load_checked_rules, nothing_to_lint
 
     try:
         version = require_pyspark()
@@ -206,7 +206,10 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     progress = state["progress"] = Progress(enabled=not quiet, ticker=True, heartbeat=HEARTBEAT)
     try:
         progress.stage("load", unit="files")
-        inputs = discover_inputs(inventory, fmt=input_format, config=configuration)
+        other_roots: list[str] = []  # config repos of their own below a walked folder: not read, as in check
+        inputs = discover_inputs(inventory, fmt=input_format, config=configuration, other_roots=other_roots)
+        for other in display_paths(sorted(set(other_roots))):
+            click.echo(f"exlint: note: {OTHER_ROOT_NOTE.format(path=other)}", err=True)
         if not inputs:
             raise ExitError(f"no inventory files (*.yaml, *.jsonl, *.parquet) under {', '.join(inventory)}")
         progress.advance(len(inputs))

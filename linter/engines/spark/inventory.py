@@ -71,7 +71,8 @@ def input_format(path: Path) -> str:
     return "yaml"
 
 
-def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None) -> list[InputFile]:
+def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None,
+                    other_roots: list[str] | None = None) -> list[InputFile]:
     """Files of an inventory: YAML as ``exlint check`` finds them (linter.loading.discover:
     hidden files and directories skipped, each real file once, broken links reported;
     a walked file that holds no exlint document is skipped in its parse task, as
@@ -81,7 +82,9 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None)
     is skipped with all it holds. A file given by name is read in the format
     its suffix says (YAML otherwise), or ``fmt`` when given. ``config`` (a
     linter.config.Config): its include and exclude globs apply to walked files, as
-    in check; a file named is always read."""
+    in check; a file named is always read. ``other_roots`` (a list): folders below a
+    walked one that are config repos of their own are not read but appended to it,
+    as check leaves them (linter.loading.walk_files)."""
     from linter.runner import filter_files
 
     from linter.engines.spark.output import MARKER
@@ -115,8 +118,8 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None)
         if path.is_dir():
             walked = []
             if fmt in (None, "yaml"):
-                walked += [(candidate, "yaml") for candidate in discover([path])]
-            for candidate in walk_files(path):
+                walked += [(candidate, "yaml") for candidate in discover([path], other_roots=other_roots)]
+            for candidate in walk_files(path, other_roots=other_roots):
                 name = candidate.name
                 if name.lower().endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", ".")):
                     kind = input_format(candidate)
