@@ -5,18 +5,16 @@ it is matched by its value, the index left out (linter/baseline.py)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from linter.baseline import apply_baseline, read_baseline, write_baseline
 from linter.cli import cli
 from linter.findings import Entity, Finding
 from linter.fingerprints import fingerprint
+from test_fix import estate  # noqa: F401 - the fixture: a copy of the sample estate, as the working directory
 
-ESTATE = Path(__file__).resolve().parent.parent / "samples" / "estate"
 REPLICAS = "  replicas: [PFDB-EX10-LON-01, PFDB-EX03-NYC-01]\n"  # /Sales in folders/sales.yaml
 
 
@@ -24,14 +22,6 @@ def invoke(*args):
     result = CliRunner().invoke(cli, [str(a) for a in args])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     return result
-
-
-@pytest.fixture
-def estate(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "estate"
-    shutil.copytree(ESTATE, root)
-    monkeypatch.chdir(root)
-    return root
 
 
 def set_replicas(estate: Path, replicas: str) -> None:
