@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 
 import click
@@ -459,6 +460,11 @@ _register_optional_commands()
 
 
 def main() -> None:
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # A script's background job starts with Ctrl-C ignored; PySpark would take it back
+        # once its context exists, so `exlint estate` ignored an interrupt only in its first
+        # seconds. One behaviour: an interrupt always stops exlint (exit 130).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         cli(prog_name="exlint")
     except KeyboardInterrupt:  # before or after a command ran (the group handles the command itself)

@@ -244,6 +244,27 @@ def known_names(kind: str, mapping: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=None)
+def integer_bounds(kind: str, path: tuple[str, ...]) -> tuple[int | None, int | None] | None:
+    """The schema's ``minimum``/``maximum`` of the integer at ``path`` (list items are
+    stepped through), or None. A value outside them is EXL003's; the model reads it as
+    unreadable so that no other rule reports the same value again."""
+    schemas = _schemas()
+    node = _dereference(schemas[schema_file(kind)], schemas["common.json"]["$defs"])
+    for part in path:
+        if not isinstance(node, dict):
+            return None
+        if node.get("type") == "array":
+            node = node.get("items") or {}
+        node = (node.get("properties") or {}).get(part)
+        if node is None:
+            return None
+    if not isinstance(node, dict) or node.get("type") != "integer":
+        return None
+    bounds = (node.get("minimum"), node.get("maximum"))
+    return None if bounds == (None, None) else bounds
+
+
+@lru_cache(maxsize=None)
 def date_paths(kind: str) -> tuple[tuple[str, ...], ...]:
     """Paths of a kind's ISO dates (``$ref`` to common.json's isoDate): the schema's
     pattern bounds each part (month 01-12, day 01-31) but cannot know that February
@@ -485,12 +506,20 @@ def validate_document(document) -> tuple[list[Finding], bool]:
         known = known_names(kind, mapping[-1])
         if not known:
             continue
+        other = "replication" if mapping[-1] == "registry" else "registry"
+        elsewhere = {name.lower(): name for name in known_names(kind, other)}
         for key in values:
             if key in known:
                 continue
-            suggestion = _suggest(key, known)
             label = "registry value" if mapping[-1] == "registry" else "replication setting"
-            hint = f"; did you mean {suggestion!r}?" if suggestion else ""
+            moved = elsewhere.get(key.lower()) if isinstance(key, str) else None
+            if moved is not None:  # in the wrong mapping: a move, not a rename (no suggestion to apply)
+                suggestion = None
+                hint = (f"; {moved!r} is a {'registry value' if other == 'registry' else 'replication setting'}: "
+                        f"move it under {format_path(mapping[:-1] + (other,))}")
+            else:
+                suggestion = _suggest(key, known)
+                hint = f"; did you mean {suggestion!r}?" if suggestion else ""
             findings.append(
                 Finding("EXL005", "warning", f"unknown {label} name {key!r}: Exchange ignores it{hint}",
                         file, *document.key_position(mapping + (key,)), format_path(mapping + (key,)), entity,

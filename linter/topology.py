@@ -44,8 +44,13 @@ def build_site_graph(site_names, links) -> SiteGraph:
     adjacency: dict[object, list[tuple[object, int]]] = {s: [] for s in site_names if s}
     for number, (sites, cost) in enumerate(links):
         members = sorted({s for s in (sites or []) if s})
-        if cost is None or cost < 0 or len(members) < 2:
+        if len(members) < 2:
             continue
+        if cost is None or cost < 0:
+            # a cost exlint cannot read (EXL003: absent, 0, text) still links its sites (HIE005
+            # does not depend on cost), at 0, the least it can be: a site then counts as beyond
+            # 500 (RTE005) only if it is whatever the cost is
+            cost = 0
         hub = _Hub(number)
         adjacency[hub] = [(member, 0) for member in members]
         for member in members:

@@ -677,15 +677,19 @@ def test_property_random_estates(seed):
         assert {p.name: p.read_bytes() for p in directory.glob("part-*.yaml")} == fixed
 
 
-def test_an_empty_value_is_filled_in(estate):
+def test_an_empty_value_is_exl003s_and_left_to_the_user(estate):
+    # `key:` with no value is EXL003's ("leave the field out"), not an absent value that SHD001
+    # judges at its default and --fix then fills in: one problem, one finding, and the user decides
     organization = place(estate, "shd001-missing", "organization.yaml")
     text = organization.read_text().replace(
         "    MaxRetriesForLocalSiteShadow: 2\n",
         "    MaxRetriesForRemoteSiteShadow:   # cleared by the 2023 script\n    MaxRetriesForLocalSiteShadow: 2\n")
     organization.write_text(text)
-    invoke("check", "--fix", "--unsafe-fixes", organization)
-    assert organization.read_text() == text.replace(
-        "MaxRetriesForRemoteSiteShadow:   # cleared", "MaxRetriesForRemoteSiteShadow: 0   # cleared")
+    result = invoke("check", "--fix", "--unsafe-fixes", "--format", "json", organization)
+    assert organization.read_text() == text
+    rules = [f["rule"] for f in json.loads(result.stdout)["findings"]
+             if f["path"] == "spec.transportConfig.MaxRetriesForRemoteSiteShadow"]
+    assert rules == ["EXL003"], result.stdout
 
 
 def test_file_with_a_duplicate_key_is_not_written(estate):

@@ -332,6 +332,9 @@ REJECTED = {
     "int-replication-send-always": (PFDB, ("spec", "replication", "Replication Send Always"), 15),
     "prose-replication-expiry": (PFDB, ("spec", "replication", "Replication Expiry"), "10 minutes"),
     "prose-heartbeat": (ORGANIZATION, ("spec", "transportConfig", "ShadowHeartbeatFrequency"), "10 minutes"),
+    # F2: minimum 1, and no rule owns the range (EXL003's, as the dword's own bounds)
+    "deliveredto-zero-pfdb": (PFDB, ("spec", "registry", "DeliveredTo Expiration in Hours"), 0),
+    "deliveredto-zero-mbx": (MAILBOX_DB, ("spec", "registry", "DeliveredTo Expiration in Hours"), 0),
     "prose-connection-inactivity": (SERVER_2007, ("spec", "receiveConnectors", 0, "ConnectionInactivityTimeout"),
                                     "10 minutes"),
 }
@@ -430,7 +433,6 @@ def test_guid_accepts_upper_case_and_braces(value):
 # ---------------------------------------------------------------------------- rule-owned ranges stay out
 @pytest.mark.parametrize("base,path,value", [
     (PFDB, ("spec", "registry", "Track Duplicates (in hours)"), 5000),       # DUP001
-    (MAILBOX_DB, ("spec", "registry", "DeliveredTo Expiration in Hours"), 0),
     (PFDB, ("spec", "referrals", "customList", 0, "cost"), 500),             # RTE003
     (PFDB, ("spec", "referrals", "customList", 0, "cost"), 0),
     (PFDB, ("spec", "replication", "Replication Folder Count Limit"), 0),    # STS005

@@ -280,6 +280,21 @@ UNREADABLE = [
     ({"PublicFolder//Sales": {"spec": {"replicas": "PFDB-LON"}}}, "spec.replicas", "REP003"),
     ({"PublicFolderDatabase/PFDB-LON": {"spec": {"created": 20080211}}}, "spec.created", "RTE002"),
     ({"PublicFolder//Sales": {"spec": {"replicas": [], "deletePending": "PFDB-PAR"}}}, "spec.deletePending", "REP003"),
+    # outside the schema's range (F2: minimum 1; a REG_DWORD is never negative): EXL003's alone
+    ({"PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {"DeliveredTo Expiration in Hours": 0}}}},
+     "spec.registry.DeliveredTo Expiration in Hours", "DUP003"),
+    ({"PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {"Background Cleanup (in msecs)": -1}}}},
+     "spec.registry.Background Cleanup (in msecs)", "DUP004"),
+    # an entry that is no name makes the list unreadable: REP004 saw `[PFDB-LON, 5]` as one
+    # replica, REP001 reported `""` as an undefined store
+    ({"PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON", 5]}}}, "spec.replicas[1]", "REP004"),
+    ({"PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON", ""]}}}, "spec.replicas[1]", "REP001"),
+    # null written ("leave the field out") is EXL003's, not an absent value
+    ({"yaml": "apiVersion: exlint/v1\nkind: PublicFolder\nmetadata: {name: /Null}\nspec:\n"
+              "  hierarchy: Public Folders\n  replicas:\n"}, "spec.replicas", "REP003"),
+    ({"yaml": "apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: PFDB-NEW}\nspec:\n"
+              "  server: EX10-LON-01\n  hierarchy: Projects\n  emailAddress:\n  created: 2010-01-01\n"},
+     "spec.emailAddress", "HIE004"),
 ]
 
 
@@ -290,6 +305,91 @@ def test_a_rule_reading_an_unreadable_value_stands_down(patch, path, silenced):
     assert silenced not in rules_of(found)
 
 
+def test_a_value_under_a_mapping_that_is_not_one_is_unreadable():
+    # `registry: [a]` (EXL003) left every registry value at its default: DUP003 judged them
+    from linter.model.records import build_records
+    from linter.model.tables import load_tables
+
+    class Nowhere:
+        file, index, line, column, marks = "x.yaml", 0, 1, 1, {}
+
+    table = load_tables()["PublicFolderDatabase"]
+    for registry in (["a"], None, "text"):
+        data = {"metadata": {"name": "PF1"}, "spec": {"server": "EX1", "registry": registry}}
+        record = build_records(table, Nowhere(), data, "PF1")[0]
+        assert record["track_duplicates_hours__set"] is None and record["track_duplicates_hours"] is None
+        assert record["deliveredto_expiration_hours__set"] is None
+    record = build_records(table, Nowhere(), {"spec": {"server": "EX1"}}, "PF1")[0]
+    assert record["track_duplicates_hours__set"] is False and record["track_duplicates_hours"] == 1  # the default
+
+
+def test_a_distinguished_name_is_named_by_its_first_cn_wherever_it_stands():
+    source = "OU=Stores,CN=PFDB-PAR,CN=EX10-PAR-01,DC=contoso,DC=com"
+    found = lint({"PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {"Preferred Backfill Source": source}}}})
+    assert "BKF001" in rules_of(found) and "BKF002" not in rules_of(found), [(f.rule, f.message) for f in found]
+
+
 def test_an_empty_list_written_is_read_not_unreadable():
     # the guard is for values exlint cannot read: an empty list is a list, and REP003's
     assert "REP003" in rules_of(lint({"PublicFolder//Sales": {"spec": {"replicas": []}}}))
+
+
+def test_one_mapi_hierarchy_listed_twice_is_still_one():
+    # EXL006 reports the repeat; HIE007 said "one of 2 MAPI hierarchies", and HIE006's MAPI part
+    # (exactly one MAPI hierarchy) stood down
+    twice = [{"name": "Public Folders", "type": "MAPI"}, {"name": "public folders", "type": "MAPI"},
+             {"name": "Projects", "type": "Application"}]
+    proj_only = {"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase", "metadata": {"name": "PROJ-LON-02"},
+                 "spec": {"server": "EX10-LON-02", "hierarchy": "Projects", "emailAddress": "p@contoso.com",
+                          "created": "2010-01-01"}}
+    server = {**SERVER, "metadata": {"name": "EX10-LON-02"},
+              "spec": {"version": "2010", "servicePack": 3, "site": "London", "roles": ["Mailbox"], "dag": "DAG-1",
+                       "adminGroup": "First Administrative Group"}}
+    groups = [{"name": "First Administrative Group", "siteFolderServer": "EX10-LON-02"}]
+    for hierarchies in (twice, twice[::2]):
+        found = lint({"patch": {"Organization/contoso": {"spec": {"hierarchies": hierarchies, "adminGroups": groups}}},
+                      "add": [server, proj_only]})
+        assert "HIE007" not in rules_of(found)
+        assert [f.path for f in found if f.rule == "HIE006"] == ["spec.adminGroups[0].siteFolderServer"], \
+            [(f.rule, f.message) for f in found]
+
+
+def test_dup003_judges_a_store_only_in_a_shadow_boundary_that_counts():
+    # "Shadow boundaries (SHD002-SHD004, DUP003) ... A boundary counts only if it holds at least
+    # one such server": EX03-LON-01 is alone in site London outside the DAG
+    window = {"PublicFolderDatabase/PFDB-EX03": {"spec": {"registry": {"Track Duplicates (in hours)": 2}}}}
+    assert "DUP003" not in rules_of(lint(window))
+    capable = {**SERVER, "metadata": {"name": "EX10-LON-05"},
+               "spec": {"version": "2010", "servicePack": 3, "site": "London", "roles": ["Mailbox"],
+                        "adminGroup": "First Administrative Group"}}
+    found = lint({"patch": window, "add": [capable]})
+    assert [(f.entity.name, f.path) for f in found if f.rule == "DUP003"] == \
+        [("PFDB-EX03", "spec.registry.Track Duplicates (in hours)")], [(f.rule, f.message) for f in found]
+    # the 2003 default of one hour is judged too, there
+    mailbox = {"apiVersion": "exlint/v1", "kind": "MailboxDatabase", "metadata": {"name": "MBX-EX03"},
+               "spec": {"server": "EX03-LON-01", "defaultPublicFolderDatabase": "PFDB-LON"}}
+    assert "DUP003" not in rules_of(lint({"add": [mailbox]}))
+    assert [f.entity.name for f in lint({"add": [capable, mailbox]}) if f.rule == "DUP003"] == ["MBX-EX03"]
+
+
+@pytest.mark.parametrize("mapping, name, home", [
+    ("registry", "Replication Send Always", "spec.replication"),
+    ("replication", "Track Duplicates (in hours)", "spec.registry"),
+    ("replication", "track duplicates (in hours)", "spec.registry"),
+])
+def test_a_name_in_the_wrong_mapping_is_told_to_move_not_renamed(mapping, name, home):
+    # it said "did you mean 'Replication Send Status Alignment'" (a rename --fix would apply)
+    found = [f for f in lint({"PublicFolderDatabase/PFDB-LON": {"spec": {mapping: {name: 24}}}})
+             if f.rule == "EXL005"]
+    assert len(found) == 1 and found[0].message.endswith(f"move it under {home}"), [f.message for f in found]
+    assert "did you mean" not in found[0].message and dict(found[0].extra).get("suggestion") is None
+
+
+def test_a_site_folder_with_no_copy_at_all_is_rep003s_alone():
+    # REP003 (no replica, no delete-pending copy, IPM_SUBTREE) and REP009 (none on the site
+    # folder server) both fired on the one problem
+    found = lint({"PublicFolder//OFFLINE ADDRESS BOOK": {"spec": {"tree": "IPM_SUBTREE", "replicas": []}}})
+    assert rules_of(found) == ["REP003"], [(f.rule, f.message) for f in found]
+    # outside IPM_SUBTREE REP003 does not apply, and REP009 still says it
+    found = lint({"PublicFolder//OFFLINE ADDRESS BOOK": {"spec": {"replicas": []}}})
+    assert rules_of(found) == ["REP009"], [(f.rule, f.message) for f in found]

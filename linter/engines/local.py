@@ -47,12 +47,13 @@ class Evaluator:
             value = record[name] = self.eval(node, Scope(record, table))
         return value
 
-    def _fact(self, name: str, table_name: str, condition: str, by: str | None = None, record=None) -> int:
+    def _fact(self, name: str, table_name: str, condition: str, by: str | None = None, key: str | None = None,
+              record=None) -> int:
         """A count of the records of ``table_name`` meeting ``condition``: estate-wide,
-        or (``by``) those whose ``by`` names ``record``."""
+        or (``by``) those whose ``by`` names ``record`` (its field ``key``, or its name)."""
         memo = self.__dict__.setdefault("_facts", {})
-        key = (table_name, condition, by)
-        if key not in memo:
+        memo_key = (table_name, condition, by)
+        if memo_key not in memo:
             node, table = parse(condition), self.tables[table_name]
             key_node = parse(by) if by else None
             counts: dict = defaultdict(int)
@@ -60,11 +61,11 @@ class Evaluator:
                 scope = Scope(counted, table)
                 if self.eval(node, scope) is True:
                     counts[self.eval(key_node, scope) if key_node else None] += 1
-            memo[key] = counts
-        counts = memo[key]
+            memo[memo_key] = counts
+        counts = memo[memo_key]
         if by is None:
             return counts.get(None, 0)
-        own = record.get("name") if record else None
+        own = (self.field(record, key) if key else record.get("name")) if record else None
         return counts.get(own, 0) if own is not None else 0
 
     # -- navigation -------------------------------------------------------

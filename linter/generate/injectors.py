@@ -141,6 +141,18 @@ def _is_2003(g, sto):
     return sto.version == 2003
 
 
+def _shadow_boundary_counts(g, srv) -> bool:
+    """The server's shadow boundary holds a server able to hold a shadow copy (DUP003 judges
+    only there): a DAG (its members run Exchange 2010 or later with the Mailbox role), or the
+    servers of its AD site outside a DAG."""
+    if srv is None:
+        return False
+    if srv.dag:
+        return True
+    return any(s.dag is None and s.site == srv.site and s.version >= 2010 and "Edge" not in s.roles
+               and ("Mailbox" in s.roles or "HubTransport" in s.roles) for s in g.site.servers)
+
+
 @injector("EXL005", "store", "a misspelt registry value name")
 def _exl005(g, sto, doc):
     if sto.version == 2003:
@@ -211,7 +223,7 @@ def _dup002(g, sto, doc):
 
 
 @injector("DUP003", "store", "duplicate-tracking window shorter than ShadowResubmitTimeSpan",
-          lambda g, sto: g.shadow_on)
+          lambda g, sto: g.shadow_on and _shadow_boundary_counts(g, sto.srv))
 def _dup003(g, sto, doc):
     name = "Track Duplicates (in hours)" if sto.version == 2003 else "DeliveredTo Expiration in Hours"
     _registry(doc)[name] = 2
@@ -324,7 +336,7 @@ def _rte006(g, mbx, doc):
 
 
 @injector("DUP003-mailbox", "mailbox", "mailbox database window shorter than ShadowResubmitTimeSpan",
-          lambda g, mbx: g.shadow_on)
+          lambda g, mbx: g.shadow_on and _shadow_boundary_counts(g, mbx.srv))
 def _dup003_mbx(g, mbx, doc):
     _spec(doc).setdefault("registry", {})["DeliveredTo Expiration in Hours"] = 2
     g.expect("DUP003", MBX, mbx.name)

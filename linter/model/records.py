@@ -7,7 +7,8 @@ a value means the same thing everywhere. A record is a flat dict:
 - ``<field>__text``: the text as written (for messages), for names, durations, sizes,
 - ``<field>__set``: whether the user wrote it (False when the default applies;
   None when the value written could not be read: a list field given a scalar, a
-  value of the wrong type or form. EXL003 reports it, and a check reading the
+  value of the wrong type or form, an integer outside the schema's range.
+  EXL003 reports it, and a check reading the
   field stands down for the record: one problem, one finding),
 - ``_table``, ``_kind``, ``_entity`` (document name as written), ``_file``,
   ``_doc`` (document index in file), ``_prefix`` (path of a list item inside the
@@ -21,6 +22,7 @@ from linter.findings import format_path
 from linter.model.tables import FieldSpec, TableSpec, convert, load_tables
 
 _MISSING = object()
+_UNREADABLE = object()  # the path runs through a value that is not a mapping (`registry: [a]`, `spec:`)
 
 
 def _get(data: Any, path: tuple) -> Any:
@@ -28,7 +30,7 @@ def _get(data: Any, path: tuple) -> Any:
         if isinstance(data, dict):
             data = data.get(part, _MISSING)
         else:
-            return _MISSING
+            return _UNREADABLE
         if data is _MISSING:
             return _MISSING
     return data
@@ -37,6 +39,11 @@ def _get(data: Any, path: tuple) -> Any:
 def _blank(raw: Any) -> bool:
     """A blank text is read (as no value): rules such as BKF002 judge it themselves."""
     return isinstance(raw, str) and not raw.strip()
+
+
+def _within(value: int, bounds: tuple) -> bool:
+    low, high = bounds
+    return (low is None or value >= low) and (high is None or value <= high)
 
 
 def _display(value: Any) -> str | None:
@@ -54,35 +61,49 @@ def document_name(data: Any) -> str | None:
 
 def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
     raw = _get(container, spec.path)
-    present = raw is not _MISSING and raw is not None
+    # null written (`replicas:` with nothing after it) is EXL003's ("leave the field out"), as
+    # is a path through a value that is not a mapping: unreadable, not absent
+    unreadable = raw is None or raw is _UNREADABLE
+    present = raw is not _MISSING and not unreadable
     key = spec.name
     if spec.type == "count":
         items = raw if isinstance(raw, list) else []
         where = spec.where or {}
-        record[key] = sum(
-            1 for item in items
-            if isinstance(item, dict) and all(item.get(k) == v for k, v in where.items())
-        )
+        matching = [item for item in items
+                    if isinstance(item, dict) and all(item.get(k) == v for k, v in where.items())]
+        if spec.item:  # distinct names (case-insensitive); an entry without one counts alone
+            names = [item.get(spec.item) for item in matching]
+            named = {n.strip().casefold() for n in names if isinstance(n, str) and n.strip()}
+            record[key] = len(named) + sum(1 for n in names if not (isinstance(n, str) and n.strip()))
+        else:
+            record[key] = len(matching)
         return
     if spec.is_list:
         items = raw if present and isinstance(raw, list) else []
         if spec.item:
             items = [item.get(spec.item) if isinstance(item, dict) else None for item in items]
-        texts = [item if isinstance(item, str) else None for item in items]
+        # an entry that is no name (`5`, `""`, a null) is EXL003's: it is left out, and the
+        # list as a whole is unreadable (REP004 must not count `[PF-LON, 5]` as one replica)
+        texts = [item if isinstance(item, str) and item.strip() else None for item in items]
         record[key] = [t.lower() if (t is not None and spec.type == "names") else t for t in texts]
         record[key + "__text"] = texts
-        record[key + "__set"] = None if present and not isinstance(raw, list) else present
+        whole = present and isinstance(raw, list) and None not in texts
+        record[key + "__set"] = None if unreadable or (present and not whole) else present
         return
     value = convert(spec.type, raw) if present else None
-    record[key + "__set"] = None if present and value is None and not _blank(raw) else present
-    if not present:
+    if spec.type == "text" and _blank(raw):
+        value = ""  # whitespace alone is no text: HIE004 judges `emailAddress: "   "` as it does ""
+    if value is not None and spec.bounds is not None and not _within(value, spec.bounds):
+        value = None
+    record[key + "__set"] = None if unreadable or (present and value is None and not _blank(raw)) else present
+    if not present and not unreadable:
         value = spec.default
     record[key] = value
     if spec.type in ("name", "duration", "size", "version"):
         if present:
             record[key + "__text"] = _display(raw)
         else:
-            record[key + "__text"] = spec.default_text
+            record[key + "__text"] = None if unreadable else spec.default_text
 
 
 def _marks_for(document, prefix: str) -> dict:

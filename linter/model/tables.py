@@ -12,6 +12,7 @@ from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.model import units
 from linter.resources import model_tables_file
+from linter.schema import integer_bounds
 
 
 SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count", "dn_name"}
@@ -29,6 +30,8 @@ class FieldSpec:
     ref: str | None = None
     item: str | None = None  # for lists of mappings: the key holding the name
     where: dict | None = None  # for count fields
+    # an int's (minimum, maximum) from the schema: outside them the value is EXL003's, unread
+    bounds: tuple[int | None, int | None] | None = None
 
     @property
     def is_list(self) -> bool:
@@ -44,10 +47,10 @@ class TableSpec:
     name_path: tuple[str, ...]
     fields: dict[str, FieldSpec]
     derived: dict[str, str] = field(default_factory=dict)
-    # estate-wide counts (Organization only): name -> (table, condition)
     # name -> (table counted, condition, `by`: the counted record's expression naming this
-    # record, or None for an estate-wide count)
-    facts: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
+    # record, or None for an estate-wide count, `key`: this record's field that `by` is
+    # compared with, None for its name)
+    facts: dict[str, tuple[str, str, str | None, str | None]] = field(default_factory=dict)
 
     def target(self, name: str) -> str | None:
         """The table that the path segment ``name`` leads to from this table's
@@ -68,6 +71,9 @@ class TableSpec:
 _WHOLE_FLOAT_TYPES = ("int", "size", "version")
 
 
+_RDN = re.compile(r"^[A-Za-z][A-Za-z0-9-]*\s*=")  # CN=..., OU=..., DC=...
+
+
 def convert(type_: str, raw: Any) -> Any:
     """The typed value of a raw YAML/JSON value, or None when it does not fit the type."""
     if raw is None:
@@ -82,8 +88,11 @@ def convert(type_: str, raw: Any) -> Any:
         if not isinstance(raw, str) or not raw.strip():
             return None
         text = raw.strip()
-        if text[:3].lower() == "cn=":
-            text = re.split(r"(?<!\\),", text[3:], maxsplit=1)[0].replace("\\,", ",").strip()
+        if _RDN.match(text):  # a distinguished name: its first CN= names it, wherever it stands
+            for rdn in re.split(r"(?<!\\),", text):
+                rdn = rdn.strip()
+                if rdn[:3].lower() == "cn=":
+                    return rdn[3:].replace("\\,", ",").strip().lower() or None
         return text.lower() or None
     if type_ in ("text", "enum", "date"):
         return raw if isinstance(raw, str) else None
@@ -129,9 +138,12 @@ def load_tables() -> dict[str, TableSpec]:
                 default = convert(type_, default)
                 if default is None:
                     raise ValueError(f"{table_name}.{field_name}: default does not fit {type_}")
+            each = body.get("each")
             fields[field_name] = FieldSpec(
                 field_name, _split(spec["path"]), type_, default, default_text,
                 spec.get("ref"), spec.get("item"), spec.get("where"),
+                integer_bounds(body["document"], _split(each or "") + _split(spec["path"]))
+                if type_ == "int" else None,
             )
         each = body.get("each")
         tables[table_name] = TableSpec(
@@ -142,7 +154,7 @@ def load_tables() -> dict[str, TableSpec]:
             name_path=_split(body.get("name", "name" if each else "metadata.name")),
             fields=fields,
             derived=dict(body.get("derived") or {}),
-            facts={name: (spec["table"], spec["count"], spec.get("by"))
+            facts={name: (spec["table"], spec["count"], spec.get("by"), spec.get("key"))
                    for name, spec in (body.get("facts") or {}).items()},
         )
     return tables

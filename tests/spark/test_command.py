@@ -188,3 +188,25 @@ def test_check_reads_json_lines_as_the_estate_job_does(small_inventory):
     done = CliRunner().invoke(cli, ["check", str(inventory), "--format", "json"])
     assert done.exit_code == 1, done.output
     assert sorted(map(json.dumps, json.loads(done.stdout)["findings"])) == expected
+
+
+def test_two_config_repos_are_an_estate_each_as_check_lints_them(spark, defective_estate, tmp_path, monkeypatch):
+    # `exlint estate east/ west/`: before, one estate (two Organizations: EXL008, and every name
+    # of one repo clashing with the other's: EXL006)
+    import shutil
+
+    for name in ("east", "west"):
+        shutil.copytree(defective_estate, tmp_path / name)
+        (tmp_path / name / ".exlint.yaml").write_text("{}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    estate = runner.invoke(cli, ["estate", "east", "west", "--format", "json", "--quiet"])
+    check = runner.invoke(cli, ["check", "east", "west", "--format", "json"])
+    expected = json.loads(check.output)["findings"]
+    assert expected and not {f["rule"] for f in expected} & {"EXL006", "EXL008"}
+    got = json.loads(estate.stdout)["findings"]
+    assert sorted(map(json.dumps, got)) == sorted(map(json.dumps, expected))
+    # configured differently: refused before Spark starts, with the way out
+    (tmp_path / "west" / ".exlint.yaml").write_text("fail_on: warning\n", encoding="utf-8")
+    refused = runner.invoke(cli, ["estate", "east", "west", "--quiet"])
+    assert refused.exit_code == 2 and "configured differently" in refused.output and "--config" in refused.output

@@ -10,6 +10,7 @@ import pty
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -245,3 +246,27 @@ def test_a_lost_driver_is_one_line_and_exit_2(tmp_path):
     assert log.is_file() and "Traceback" in log.read_text(encoding="utf-8", errors="replace")
     assert left == [], left
     assert not (tmp_path / "findings").exists()
+
+
+# -- a Spark that cannot start says why, at once ---------------------------------------------------
+def test_an_unreachable_master_is_refused_at_once_with_its_cause(tmp_path):
+    # Spark itself retries for about a minute and then names no cause
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = _estate_refused(tmp_path, INVENTORY, "--master", f"spark://127.0.0.1:{port}")
+    assert f"cannot reach the Spark master spark://127.0.0.1:{port}: connection refused" in done.stderr, done.stderr
+    assert "--master" in done.stderr
+
+
+def test_a_jvm_that_cannot_start_names_its_own_cause(tmp_path):
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-m", "linter", "estate", str(INVENTORY), "--conf",
+                           "spark.driver.memory=1k"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=env)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr
+    # what the JVM said (not Spark's "Java gateway process exited"), and where its log is
+    assert "the Java VM did not start: Too small maximum heap" in done.stderr, done.stderr
+    assert "JAVA_GATEWAY_EXITED" not in done.stderr
+    assert str(tmp_path / "cache") in done.stderr

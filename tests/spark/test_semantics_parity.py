@@ -42,7 +42,34 @@ CASES = {
         {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}},
 }
 # a rule reading a value exlint cannot read stands down (unread(): its __set is NULL in Spark)
-CASES.update({f"unreadable-{i}": {"patch": patch} for i, (patch, _, _) in enumerate(UNREADABLE)})
+CASES.update({f"unreadable-{i}": patch if {"yaml", "add", "patch", "delete"} & set(patch) else {"patch": patch}
+              for i, (patch, _, _) in enumerate(UNREADABLE)})
+CAPABLE_IN_LONDON = {"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX10-LON-05"},
+                     "spec": {"version": "2010", "servicePack": 3, "site": "London", "roles": ["Mailbox"],
+                              "adminGroup": "First Administrative Group"}}
+CASES.update({
+    # DUP003 only where the store's shadow boundary counts (a fact keyed by the boundary)
+    "dup003-boundary-counts": {"add": [CAPABLE_IN_LONDON], "patch": {"PublicFolderDatabase/PFDB-EX03": {
+        "spec": {"registry": {"Track Duplicates (in hours)": 2}}}}},
+    "dup003-boundary-does-not-count": {"patch": {"PublicFolderDatabase/PFDB-EX03": {
+        "spec": {"registry": {"Track Duplicates (in hours)": 2}}}}},
+    # one MAPI hierarchy listed twice is still one (HIE007's distinct names, the count field's)
+    "mapi-listed-twice": {"patch": {"Organization/contoso": {"spec": {"hierarchies": [
+        {"name": "Public Folders", "type": "MAPI"}, {"name": "public folders", "type": "MAPI"},
+        {"name": "Projects", "type": "Application"}]}}}},
+    # a distinguished name's first CN= wherever it stands
+    "dn-first-cn-later": {"patch": {"PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {
+        "Preferred Backfill Source": "OU=Stores,CN=PFDB-PAR,CN=EX10-PAR-01,DC=contoso,DC=com"}}}}},
+    # a site link whose cost exlint cannot read still links its sites (at 0)
+    "site-link-cost-unreadable": {"patch": {"Organization/contoso": {"spec": {"siteLinks": [
+        {"name": "LON-PAR", "sites": ["London", "Paris"], "cost": 0}]}}}},
+    # a site folder with no copy at all in IPM_SUBTREE is REP003's alone (REP009 stands down)
+    "site-folder-no-copy": {"patch": {"PublicFolder//OFFLINE ADDRESS BOOK": {
+        "spec": {"tree": "IPM_SUBTREE", "replicas": []}}}},
+    # a store in a site no Organization defines: EXL007, and RTE005 stands down
+    "rte005-undefined-site": {"patch": {"Server/EX10-PAR-01": {"spec": {"site": "Nowhere"}},
+                                        "PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON"]}}}},
+})
 DUPLICATE_LINE = (b'{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX-C"}, '
                   b'"spec": {"version": "2013", "version": "2016"}}\n')
 

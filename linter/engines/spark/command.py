@@ -176,11 +176,14 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         check_java(version)
         options = SessionOptions(master=master, remote=remote, conf=parse_conf(confs),
                                  submitted=os.environ.get("EXLINT_SPARK_SUBMITTED") == "1", jvm_log=log)
+        # paths in several config repos (`exlint estate east/ west/`) are an estate each, as
+        # `check` lints each repo with its own documents; one configuration for all of them
+        groups = _by_root(inventory) if config is None else [list(inventory)]
         if config is None:  # as `exlint check` finds it: the nearest .exlint.yaml (or [tool.exlint]) upward
-            from linter.config import find_config
-
-            config = find_config(Path(inventory[0])) if inventory else None
-        configuration = read_config(Path(config)) if config else Config()
+            configurations = _one_configuration(groups)
+        else:
+            configurations = [read_config(Path(config))]
+        configuration = configurations[0]
         # every rule ID named is checked first, as `check` does: a typo must not pass the gate
         rules = load_checked_rules(configuration, split_rule_ids(select), split_rule_ids(ignore))
     except (SessionError, ConfigError, PackError) as exc:
@@ -207,7 +210,9 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     try:
         progress.stage("load", unit="files")
         other_roots: list[str] = []  # config repos of their own below a walked folder: not read, as in check
-        inputs = discover_inputs(inventory, fmt=input_format, config=configuration, other_roots=other_roots)
+        inputs = [found for estate, paths in enumerate(groups)
+                  for found in discover_inputs(paths, estate=estate, fmt=input_format,
+                                               config=configurations[estate], other_roots=other_roots)]
         for other in display_paths(sorted(set(other_roots))):
             click.echo(f"exlint: note: {OTHER_ROOT_NOTE.format(path=other)}", err=True)
         if not inputs:
@@ -259,6 +264,41 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     finally:
         run.close()
     return 1 if failed else 0
+
+
+def _by_root(paths) -> list[list[str]]:
+    """The paths grouped by the config repo each belongs to (as `check` groups them,
+    linter.runner._by_root), in the order given; paths in no config repo stay together."""
+    from linter.config import discover_root
+
+    if len(paths) <= 1:
+        return [list(paths)]
+    groups: dict = {}
+    for raw in paths:
+        folder = os.path.abspath(raw if os.path.isdir(raw) else os.path.dirname(raw) or ".")
+        groups.setdefault(discover_root(Path(folder)).root, []).append(raw)
+    return list(groups.values())
+
+
+def _one_configuration(groups: list[list[str]]):
+    """The configuration of each group's config repo (the nearest .exlint.yaml or
+    [tool.exlint] upward): one Spark job applies one set of rules and options, so
+    repos configured differently are refused with the way out. Each keeps its own
+    path: its include and exclude globs are relative to its own root."""
+    from dataclasses import replace
+
+    from linter.config import Config, find_config, read_config
+
+    found = [find_config(Path(paths[0])) for paths in groups]
+    configurations = [read_config(Path(path)) if path else Config() for path in found]
+    first = configurations[0]
+    for path, other in zip(found[1:], configurations[1:]):
+        if replace(other, path=None) != replace(first, path=None):
+            names = ", ".join(str(p) if p else "(none)" for p in found)
+            raise ExitError(f"these paths are in {len(groups)} config repos configured differently ({names}): "
+                            "exlint estate applies one configuration per run; run it on each repo, or give "
+                            "--config to apply one to all")
+    return configurations
 
 
 def _spark_running() -> bool:

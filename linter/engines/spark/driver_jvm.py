@@ -98,23 +98,29 @@ def _class_data_options(options: str, java: str | None, java_major: int) -> list
     return [f"-XX:ArchiveClassesAtExit={LAUNCH.pending}", QUIET_CDS]
 
 
-def without_archive(conf: dict) -> bool:
-    """After a failed start with an archive: the archive removed (a damaged one
-    crashes the JVM as it starts: a truncated file is a SIGBUS) and ``conf`` set
-    to start without it. False when no archive was in use (nothing to retry)."""
-    if LAUNCH.using is None:
-        return False
-    try:
-        LAUNCH.using.unlink()
-    except OSError:
-        pass
+def without_archive(conf: dict) -> Path | None:
+    """After a failed start with an archive: ``conf`` set to start without it, and the
+    archive returned (None when none was in use: nothing to retry). The caller removes
+    it if the start without it succeeds (a damaged archive crashes the JVM as it starts:
+    a truncated file is a SIGBUS); a start that fails for another cause (a heap too
+    small for the JVM) keeps it."""
+    archive = LAUNCH.using
+    if archive is None:
+        return None
     dropped = (f"-XX:SharedArchiveFile={LAUNCH.using}", QUIET_CDS)
     options = conf.get("spark.driver.extraJavaOptions", "")
     for option in dropped:
         options = options.replace(option, "")
     conf["spark.driver.extraJavaOptions"] = " ".join(options.split())
     LAUNCH.using = None
-    return True
+    return archive
+
+
+def remove_archive(archive: Path) -> None:
+    try:
+        archive.unlink()
+    except OSError:
+        pass
 
 
 def archive_path(java: str) -> Path:

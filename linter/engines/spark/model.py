@@ -365,7 +365,7 @@ class Model:
         base = [c for c in self.columns[name] if c not in table.facts]
         items = [f"`t`.{q(c)}" for c in base]
         joins = []
-        for fact, (counted, condition, by) in table.facts.items():
+        for fact, (counted, condition, by, own_key) in table.facts.items():
             frame = Frame(self, q(self.views[counted]), KEYS)
             scope = Scope(Rec("", self.tables[counted]))
             try:
@@ -378,8 +378,8 @@ class Model:
             alias = self.alias()
             counts = frame.select(["`_est` AS `e`", f"{key} AS `k`", "count(1) AS `n`"],
                                   where=test, group_by=["`_est`", key])
-            on = f"`t`.`_est` = {q(alias)}.`e`" + (f" AND `t`.`name` = {q(alias)}.`k`" if by else "")
-            joins.append(f"LEFT JOIN ({counts}) AS {q(alias)} ON {on}")
+            condition_sql = f"`t`.`_est` = {q(alias)}.`e`" + (f" AND `t`.{q(own_key or 'name')} = {q(alias)}.`k`" if by else "")
+            joins.append(f"LEFT JOIN ({counts}) AS {q(alias)} ON {condition_sql}")
             items.append(f"CAST(coalesce({q(alias)}.`n`, 0) AS BIGINT) AS {q(fact)}")
             self.types[(name, fact)] = INT
         self.columns[name] = base + list(table.facts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -216,6 +217,11 @@ def build_session(options: SessionOptions):
     builder = builder.master(master)
     for key, value in conf.items():
         builder = builder.config(key, value)
+    unreachable = _unreachable_master(master)
+    if unreachable:
+        raise SessionError(f"cannot reach the Spark master {master}: {unreachable}; check --master "
+                           "(spark://HOST:PORT, 7077 by default) and that the master is running")
+    log_start = _size(options.jvm_log)
     try:
         if options.jvm_log is not None:
             try:
@@ -223,13 +229,18 @@ def build_session(options: SessionOptions):
             except Exception:
                 from linter.engines.spark import driver_jvm
 
-                if not driver_jvm.without_archive(conf):  # a damaged class-data archive: once more without it
+                archive = driver_jvm.without_archive(conf)
+                if archive is None:
                     raise
+                # perhaps a damaged class-data archive: once more without it
+                log_start = _size(options.jvm_log)
                 _launch_jvm(master, options.app_name, conf, options.jvm_log)
+                driver_jvm.remove_archive(archive)  # it was the cause
                 builder = builder.config("spark.driver.extraJavaOptions", conf["spark.driver.extraJavaOptions"])
         session = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start, or the master is unreachable
-        raise SessionError(f"cannot start Spark (master {master}): {_first_line(exc)}") from None
+        cause = _jvm_said(options.jvm_log, log_start) or _first_line(exc)
+        raise SessionError(f"cannot start Spark (master {master}): {cause}") from None
     session.sparkContext.setLogLevel("WARN")
     return session
 
@@ -433,6 +444,67 @@ def is_connect(session) -> bool:
 def parallelism(session) -> int:
     """The cores the job can count on (2 under Spark Connect, which does not say)."""
     return 2 if is_connect(session) else session.sparkContext.defaultParallelism
+
+
+def _unreachable_master(master: str, timeout: float = 5.0) -> str | None:
+    """Why no master of a ``spark://`` URL accepts a connection, or None (reachable, or
+    not a standalone master). Spark itself retries for about a minute and then says only
+    that all masters are unresponsive."""
+    if not master.startswith("spark://"):
+        return None
+    problems = []
+    addresses = master[len("spark://"):].split(",")
+    for address in addresses:
+        host, _, port = address.strip().rpartition(":")
+        host = host.strip("[]")
+        if not host or not port.isdigit():
+            return None  # Spark's own message for a malformed URL is clear enough
+        try:
+            socket.create_connection((host, int(port)), timeout=timeout).close()
+            return None
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            if isinstance(exc, TimeoutError) or isinstance(exc, socket.timeout):
+                reason = f"no answer within {timeout:g} s"
+            problems.append(f"{host}:{port}: {reason.lower()}" if len(addresses) > 1 else reason.lower())
+    return "; ".join(problems)
+
+
+def _size(path: Path | None) -> int:
+    try:
+        return path.stat().st_size if path is not None else 0
+    except OSError:
+        return 0
+
+
+# what a JVM that could not start prints: the line after "Error occurred during
+# initialization of VM" is the cause; an exception's first line is its own
+_JVM_ERRORS = re.compile(r"^(Error: |Exception in thread |Caused by: |Invalid |Could not |Unrecognized )")
+
+
+def _jvm_said(log: Path | None, start: int) -> str | None:
+    """The cause a JVM that did not start wrote to its log after ``start`` (bytes), as
+    one line, with where the whole log is; None when it wrote nothing telling."""
+    if log is None:
+        return None
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(start)
+            lines = [line.strip() for line in handle.read(65536).decode("utf-8", "replace").splitlines()]
+    except OSError:
+        return None
+    lines = [line for line in lines if line]
+    cause = None
+    for i, line in enumerate(lines):
+        if line.startswith("Error occurred during initialization of VM"):
+            cause = lines[i + 1] if i + 1 < len(lines) else line
+            break
+        if _JVM_ERRORS.match(line):
+            cause = line
+            break
+    if cause is None:
+        return None
+    return f"the Java VM did not start: {cause[:300]} (the JVM's log: {log}); check --conf spark.driver.* and JAVA_HOME"
 
 
 def _first_line(exc: BaseException) -> str:
