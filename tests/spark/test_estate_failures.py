@@ -260,7 +260,9 @@ def test_an_unreachable_master_is_refused_at_once_with_its_cause(tmp_path):
 
 
 def test_a_jvm_that_cannot_start_names_its_own_cause(tmp_path):
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(scratch)}
     done = subprocess.run([sys.executable, "-m", "linter", "estate", str(INVENTORY), "--conf",
                            "spark.driver.memory=1k"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env=env)
@@ -270,3 +272,50 @@ def test_a_jvm_that_cannot_start_names_its_own_cause(tmp_path):
     assert "the Java VM did not start: Too small maximum heap" in done.stderr, done.stderr
     assert "JAVA_GATEWAY_EXITED" not in done.stderr
     assert str(tmp_path / "cache") in done.stderr
+    assert list(scratch.iterdir()) == []  # its scratch directory was left behind
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.0, 0.5])
+def test_ctrl_c_while_the_jvm_starts_leaves_no_jvm_and_no_scratch(tmp_path, delay):
+    # PySpark keeps the JVM's process to itself while it starts: a Ctrl-C then left a JVM
+    # running for hours (its connection file removed under it) and its scratch directory
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "TMPDIR": str(scratch)}
+    process = subprocess.Popen([sys.executable, "-m", "linter", "estate", str(INVENTORY), "-q"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not _java_below(process.pid):  # the JVM's launcher has started
+        time.sleep(0.02)
+    time.sleep(delay)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    time.sleep(2)
+    assert process.returncode == 130, err
+    assert _session_processes(process.pid) == []
+    assert not [p.name for p in scratch.iterdir() if p.name.startswith("exlint-spark-")]
+
+
+def _descendants(pid: int) -> list[int]:
+    found, pending = [], [pid]
+    while pending:
+        children = []
+        for parent in pending:
+            try:
+                children += _children(parent)
+            except OSError:
+                continue
+        found += children
+        pending = children
+    return [p for p in found if Path(f"/proc/{p}").exists()]
+
+
+def _java_below(pid: int) -> bool:
+    for child in _descendants(pid):
+        try:
+            if b"java" in Path(f"/proc/{child}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False

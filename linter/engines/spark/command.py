@@ -231,6 +231,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
                       stages=follower(spark))
     except (SessionError, InputError, ExecutorError) as exc:
         progress.done(summary=False)
+        if state.get("started_spark"):  # a JVM that did not start leaves its scratch directory
+            _stop_spark(keep_classes=False)
         raise ExitError(str(exc)) from None
     try:
         stats = run.stats()

@@ -287,11 +287,34 @@ def _launch_jvm(master: str, app_name: str, conf: dict, log: Path) -> None:
     for key, value in conf.items():
         spark_conf.set(key, value)
     log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as out:
-        gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
+    before = _children()
+    try:
+        with open(log, "ab") as out:
+            gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
+    except BaseException:
+        # Ctrl-C (or a failure) while the JVM starts: PySpark keeps its process to itself, and
+        # a JVM whose connection file was removed under it never exits (seen: two JVMs left
+        # running for hours after a Ctrl-C in the first second)
+        from linter.engines.spark.driver_jvm import kill_tree
+
+        for pid in _children() - before:
+            kill_tree(pid)
+        raise
     with SparkContext._lock:
         SparkContext._gateway = gateway
         SparkContext._jvm = gateway.jvm
+
+
+def _children() -> set[int]:
+    """This process's child processes (Linux's /proc; elsewhere none are known)."""
+    found: set[int] = set()
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/children", encoding="ascii") as listing:
+                found.update(int(pid) for pid in listing.read().split())
+    except (OSError, ValueError):
+        pass
+    return found
 
 
 def _jvm_running() -> bool:
