@@ -134,8 +134,10 @@ def rules_markdown(rules) -> str:
               "or error rule already reports: one problem, one finding.", "",
               "A value written in a form exlint cannot read (a single name where a list goes, a "
               "number where a date goes, a duration in a form Exchange does not accept, a registry "
-              "number outside its documented range such as `DeliveredTo Expiration in Hours: 0`) "
-              "is EXL003's "
+              "number outside its documented range such as `DeliveredTo Expiration in Hours: 0`, a "
+              "key left empty such as `replicas:`, a list entry that is no name such as the `5` of "
+              "`replicas: [PFDB-LON, 5]`, or any value under a mapping written as something else, "
+              "such as `registry: [a]`) is EXL003's "
               "alone: a rule that judges one record or pair at a time and reads that field stands "
               "down for the record, rather than judging the value as absent (REP003 does not also say "
               "the folder has no replica). Rules that count records (group, unique, minority) read "
