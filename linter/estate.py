@@ -81,11 +81,18 @@ def file_records(loaded: LoadedFile) -> tuple[dict[str, list[dict]], int]:
     return build_all(sound), len(loaded.documents)
 
 
+def is_unnamed_organization(data) -> bool:
+    """An Organization document that cannot be modelled (no readable name: EXL003's) is
+    still the estate's Organization for EXL008, which would otherwise say there is none."""
+    return isinstance(data, dict) and data.get("kind") == "Organization"
+
+
 def build_estate(files: list[LoadedFile], context: dict[str, list[dict]] | None = None,
                  context_documents: int = 0) -> Estate:
     findings: list[Finding] = []
     documents: list[Document] = []
     modelled: list[Document] = []
+    unnamed_organizations = 0
     for loaded in files:
         findings.extend(with_owner(f, loaded.documents) if f.rule == "EXL002" else f for f in loaded.findings)
         for document in loaded.documents:
@@ -94,6 +101,9 @@ def build_estate(files: list[LoadedFile], context: dict[str, list[dict]] | None 
             findings.extend(doc_findings)
             if sound:
                 modelled.append(document)
+            elif is_unnamed_organization(document.data):
+                unnamed_organizations += 1
     tables, index, organization, count, graph = build_model(modelled, context)
+    count += unnamed_organizations
     return Estate(files, documents, modelled, findings, tables, index, organization, count, graph,
                   context_documents)

@@ -393,3 +393,28 @@ def test_a_site_folder_with_no_copy_at_all_is_rep003s_alone():
     # outside IPM_SUBTREE REP003 does not apply, and REP009 still says it
     found = lint({"PublicFolder//OFFLINE ADDRESS BOOK": {"spec": {"replicas": []}}})
     assert rules_of(found) == ["REP009"], [(f.rule, f.message) for f in found]
+
+
+ORG_TEXT = ("apiVersion: exlint/v1\nkind: Organization\nmetadata: {name: contoso}\nspec:\n"
+            "  hierarchies:\n    - {name: Public Folders, type: MAPI}\n    - {name: Projects, type: Application}\n"
+            "  adminGroups:\n    - {name: First Administrative Group, siteFolderServer: EX10-LON-01}\n"
+            "  sites:\n    - {name: London}\n    - {name: Paris}\n"
+            "  siteLinks:\n    - {name: LON-PAR, sites: [London, Paris], cost: 10}\n")
+UNREADABLE_ORGANIZATION = {
+    # EXL008 said the estate had no Organization
+    "name-null": ORG_TEXT.replace("metadata: {name: contoso}", "metadata: {name: }"),
+    # HIE007 said "no MAPI hierarchy", EXL007 "not defined" for every store and folder
+    "hierarchies-null": ORG_TEXT.replace("    - {name: Public Folders, type: MAPI}\n"
+                                         "    - {name: Projects, type: Application}\n", ""),
+    "hierarchy-type-null": ORG_TEXT.replace("type: MAPI}", "type: }"),
+    # EXL007 "site ... is not defined" for every server and the site link
+    "sites-null": ORG_TEXT.replace("    - {name: London}\n    - {name: Paris}\n", ""),
+    "spec-null": ORG_TEXT.split("spec:")[0] + "spec:\n",
+}
+
+
+@pytest.mark.parametrize("name", list(UNREADABLE_ORGANIZATION))
+def test_an_organization_exlint_cannot_read_is_exl003s_alone(name):
+    assert rules_of(lint({"delete": ["Organization/contoso"], "yaml": ORG_TEXT})) == []
+    found = lint({"delete": ["Organization/contoso"], "yaml": UNREADABLE_ORGANIZATION[name]})
+    assert {f.rule for f in found} == {"EXL003"}, [(f.rule, f.file, f.message) for f in found]

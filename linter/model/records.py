@@ -69,6 +69,12 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
     if spec.type == "count":
         items = raw if isinstance(raw, list) else []
         where = spec.where or {}
+        if unreadable or (present and not isinstance(raw, list)) or any(
+                not isinstance(item, dict) or any(item.get(k) is None for k in where) for item in items):
+            # a list (or an entry, or the key a count asks about) EXL003 reports: not a count of
+            # what was meant, so no count at all (HIE007 said "no MAPI hierarchy" of `hierarchies:`)
+            record[key] = None
+            return
         matching = [item for item in items
                     if isinstance(item, dict) and all(item.get(k) == v for k, v in where.items())]
         if spec.item:  # distinct names (case-insensitive); an entry without one counts alone

@@ -6,7 +6,7 @@ import pytest
 
 from linter.policy.packs import load_rules
 from parity import EstateSpec, example_spec, local_findings, run_spark
-from test_semantics import NO_MAPI_NO_SITE_FOLDER_SERVER, NOT_ORGANIZATION, UNREADABLE
+from test_semantics import NO_MAPI_NO_SITE_FOLDER_SERVER, NOT_ORGANIZATION, UNREADABLE, UNREADABLE_ORGANIZATION
 
 RULES = load_rules()
 SECOND_ORG = {"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "fabrikam"},
@@ -70,6 +70,8 @@ CASES.update({
     "rte005-undefined-site": {"patch": {"Server/EX10-PAR-01": {"spec": {"site": "Nowhere"}},
                                         "PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON"]}}}},
 })
+CASES.update({f"organization-{name}": {"delete": ["Organization/contoso"], "yaml": text}
+              for name, text in UNREADABLE_ORGANIZATION.items()})
 DUPLICATE_LINE = (b'{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX-C"}, '
                   b'"spec": {"version": "2013", "version": "2016"}}\n')
 

@@ -27,6 +27,7 @@ from linter.loading import JSONL_SUFFIXES, Document, InputError, RefusedPath, br
     load_file, walk_files
 from linter.loading.jsonl import line_document, line_item
 from linter.loading.scope import is_own_file
+from linter.estate import is_unnamed_organization
 from linter.model.records import build_records, document_name
 from linter.model.tables import load_tables
 from linter.runner import display_path
@@ -188,6 +189,8 @@ class Emitter:
                     self.counter += 1
                     self.organizations += table.name == "Organization"
                     out.append(self._row(table.name, self.slot[table.name], build(record, est, self.base + self.counter)))
+        elif is_unnamed_organization(document.data):
+            self.organizations += 1
         return out, sound
 
 
