@@ -289,6 +289,11 @@ UNREADABLE = [
     # replica, REP001 reported `""` as an undefined store
     ({"PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON", 5]}}}, "spec.replicas[1]", "REP004"),
     ({"PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON", ""]}}}, "spec.replicas[1]", "REP001"),
+    # a server whose version exlint cannot read might be the DAG's second shadow server (SHD002,
+    # a group check, stands down for the boundary), and a store whose server it cannot read
+    # might be the site folder server's MAPI store (HIE006)
+    ({"Server/EX10-PAR-01": {"spec": {"version": ["2010"]}}}, "spec.version", "SHD002"),
+    ({"PublicFolderDatabase/PFDB-LON": {"spec": {"server": ["EX10-LON-01"]}}}, "spec.server", "HIE006"),
     # null written ("leave the field out") is EXL003's, not an absent value
     ({"yaml": "apiVersion: exlint/v1\nkind: PublicFolder\nmetadata: {name: /Null}\nspec:\n"
               "  hierarchy: Public Folders\n  replicas:\n"}, "spec.replicas", "REP003"),
