@@ -210,3 +210,7 @@ def test_two_config_repos_are_an_estate_each_as_check_lints_them(spark, defectiv
     (tmp_path / "west" / ".exlint.yaml").write_text("fail_on: warning\n", encoding="utf-8")
     refused = runner.invoke(cli, ["estate", "east", "west", "--quiet"])
     assert refused.exit_code == 2 and "configured differently" in refused.output and "--config" in refused.output
+    # --config: one configuration for both, still an estate each
+    given = runner.invoke(cli, ["estate", "east", "west", "--config", "east/.exlint.yaml", "--format", "json",
+                                "--quiet"])
+    assert sorted(map(json.dumps, json.loads(given.stdout)["findings"])) == sorted(map(json.dumps, expected))

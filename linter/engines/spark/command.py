@@ -178,11 +178,11 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
                                  submitted=os.environ.get("EXLINT_SPARK_SUBMITTED") == "1", jvm_log=log)
         # paths in several config repos (`exlint estate east/ west/`) are an estate each, as
         # `check` lints each repo with its own documents; one configuration for all of them
-        groups = _by_root(inventory) if config is None else [list(inventory)]
+        groups = _by_root(inventory)
         if config is None:  # as `exlint check` finds it: the nearest .exlint.yaml (or [tool.exlint]) upward
             configurations = _one_configuration(groups)
-        else:
-            configurations = [read_config(Path(config))]
+        else:  # the one given, for every repo
+            configurations = [read_config(Path(config))] * len(groups)
         configuration = configurations[0]
         # every rule ID named is checked first, as `check` does: a typo must not pass the gate
         rules = load_checked_rules(configuration, split_rule_ids(select), split_rule_ids(ignore))
