@@ -177,9 +177,14 @@ def _by_root(options: Options) -> dict:
     """{config repo root (or None): the paths under it}, in the order given."""
     if options.root or len(options.paths) <= 1:
         return {None: options.paths}
+    return paths_by_root(options.paths)
+
+
+def paths_by_root(paths) -> dict:
+    """{config repo root (or None): the paths under it}, in the order given (check and estate)."""
     groups: dict = {}
     known: dict[str, object] = {}
-    for raw in options.paths:
+    for raw in paths:
         folder = os.path.abspath(raw if os.path.isdir(raw) else os.path.dirname(raw) or ".")
         if folder not in known:
             known[folder] = discover_root(Path(folder)).root

@@ -269,17 +269,10 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
 
 
 def _by_root(paths) -> list[list[str]]:
-    """The paths grouped by the config repo each belongs to (as `check` groups them,
-    linter.runner._by_root), in the order given; paths in no config repo stay together."""
-    from linter.config import discover_root
+    """The paths grouped by the config repo each belongs to, as `check` groups them."""
+    from linter.runner import paths_by_root
 
-    if len(paths) <= 1:
-        return [list(paths)]
-    groups: dict = {}
-    for raw in paths:
-        folder = os.path.abspath(raw if os.path.isdir(raw) else os.path.dirname(raw) or ".")
-        groups.setdefault(discover_root(Path(folder)).root, []).append(raw)
-    return list(groups.values())
+    return [list(paths)] if len(paths) <= 1 else list(paths_by_root(paths).values())
 
 
 def _one_configuration(groups: list[list[str]]):
