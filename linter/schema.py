@@ -366,6 +366,12 @@ def _describe(error, document_kind: str) -> tuple[tuple, str]:
         return path, f"{where} is {_short(error.instance)}; allowed: {shown}{hint}"
     if validator_name == "pattern" or validator_name == "anyOf":
         description = error.schema.get("description") or ""
+        if error.instance is None:  # said as the type check says it: null is no "wrong form"
+            branches = error.validator_value if validator_name == "anyOf" else []
+            kinds = [b["type"] for b in branches if isinstance(b, dict) and isinstance(b.get("type"), str)]
+            expected = " or ".join(dict.fromkeys(kinds)) if kinds else "a value"
+            expected = expected if expected == "a value" else _article(expected)
+            return path, f"{where} must be {expected}, not null (leave the field out when it has no value)"
         if _is_duration(error.schema):
             return path, (f"{where} is {_short(error.instance)}, not a duration: write a TimeSpan "
                           "[d.]hh:mm:ss (00:10:00, 1.00:00:00) or 90s, 15m, 6h, 2d")

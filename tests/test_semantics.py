@@ -76,6 +76,9 @@ OWNED = [
     ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"MaxRetriesForLocalSiteShadow": -1}}}}),
     ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"MaxRetriesForLocalSiteShadow": 10**12}}}}),
     ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"ShadowHeartbeatFrequency": "-5m"}}}}),
+    # out of range with LocalOnly: SHD007's, not also SHD001's (which asks for 0)
+    ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"ShadowMessagePreferenceSetting": "LocalOnly",
+                                                                      "MaxRetriesForRemoteSiteShadow": 300}}}}),
     ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"ShadowHeartbeatFrequency": "00:00:00"}}}}),
     ("SHD007", {"Organization/contoso": {"spec": {"transportConfig": {"ShadowResubmitTimeSpan": "99999999.00:00:00"}}}}),
     ("CON003", {"Server/EX10-LON-01": {"spec": {"sendConnectors": [{"name": "Internet", "ConnectionInactivityTimeOut": "-00:00:01"}]}}}),
@@ -262,6 +265,27 @@ def test_an_enum_error_lists_null_as_yaml_writes_it():
     assert len(found) == 1 and "allowed: null, SiteFolder" in found[0].message and "None" not in found[0].message
 
 
+def test_null_where_a_size_goes_says_leave_it_out_as_every_null_does():
+    # a size is "a string or integer" (anyOf): null was said to have "the wrong form"
+    found = [f for f in lint({"yaml": "apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: PFDB-NEW}\n"
+                                      "spec:\n  server: EX10-LON-01\n  hierarchy: Projects\n"
+                                      "  replication:\n    Replication Message Size Limit:\n"})
+             if f.rule == "EXL003"]
+    assert [f.message for f in found] == [
+        "spec.replication.Replication Message Size Limit must be a string or integer, not null "
+        "(leave the field out when it has no value)"]
+
+
+def test_a_window_in_force_exlint_cannot_read_is_not_quoted():
+    # DUP005 quoted the window in force as "(in force: (not set))" when it was EXL003's
+    found = lint({"yaml": "apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: PFDB-NEW}\n"
+                          "spec:\n  server: EX10-LON-01\n  hierarchy: Projects\n  registry:\n"
+                          "    Track Duplicates (in hours): 24\n    DeliveredTo Expiration in Hours:\n"})
+    dup005 = [f.message for f in found if f.rule == "DUP005"]
+    assert len(dup005) == 1 and "in force" not in dup005[0] and "(not set)" not in dup005[0], dup005
+    assert "DeliveredTo Expiration in Hours" in [f.path.rsplit(".", 1)[-1] for f in found if f.rule == "EXL003"]
+
+
 @pytest.mark.parametrize("registry", [
     {"Preferred Backfill Source": 12345},  # BKF002 said 'is "(not set)"'
     {"Track Duplicates (in hours)": "24h"},  # on Exchange 2003; DUP003 judged a number it could not know
@@ -294,7 +318,26 @@ UNREADABLE = [
     # might be the site folder server's MAPI store (HIE006)
     ({"Server/EX10-PAR-01": {"spec": {"version": ["2010"]}}}, "spec.version", "SHD002"),
     ({"PublicFolderDatabase/PFDB-LON": {"spec": {"server": ["EX10-LON-01"]}}}, "spec.server", "HIE006"),
-    # null written ("leave the field out") is EXL003's, not an absent value
+    # ... as might a server whose site (outside a DAG) or DAG it cannot read: it falls in no
+    # boundary, and SHD002 fired on the other server of its site
+    ({"patch": {"Server/EX10-PAR-01": {"spec": {"dag": None}}},
+      "add": [dict(SERVER, metadata={"name": "EX10-PAR-02"},
+                   spec={"version": "2010", "site": ["Paris"], "roles": ["Mailbox"]})]},
+     "spec.site", "SHD002"),
+    ({"patch": {"Server/EX10-PAR-01": {"spec": {"dag": None}}},
+      "add": [dict(SERVER, metadata={"name": "EX10-PAR-02"},
+                   spec={"version": "2010", "site": "Paris", "roles": ["Mailbox"], "dag": 7})]},
+     "spec.dag", "SHD002"),
+    # a site link whose sites exlint cannot read might join any two sites (HIE005: Paris was
+    # said to be unconnected), and a custom referral list with an entry it cannot read might
+    # name a replica's server (RTE005)
+    ({"Organization/contoso": {"spec": {"siteLinks": [{"name": "LON-PAR", "sites": ["London", 5], "cost": 10}]}}},
+     "spec.siteLinks[0].sites[1]", "HIE005"),
+    ({"Organization/contoso": {"spec": {"siteLinks": ["LON-PAR"]}}},
+     "spec.siteLinks[0]", "HIE005"),
+    ({"PublicFolder//Sales": {"spec": {"replicas": ["PFDB-PAR"]}},
+      "PublicFolderDatabase/PFDB-LON": {"spec": {"referrals": {"useCustomList": True, "customList": [{"server": None, "cost": 1}]}}}},
+     "spec.referrals.customList[0].server", "RTE005"),
     ({"yaml": "apiVersion: exlint/v1\nkind: PublicFolder\nmetadata: {name: /Null}\nspec:\n"
               "  hierarchy: Public Folders\n  replicas:\n"}, "spec.replicas", "REP003"),
     ({"yaml": "apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: PFDB-NEW}\nspec:\n"

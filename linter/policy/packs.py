@@ -331,7 +331,8 @@ def _stand_down_on_unread(check: Check, table: TableSpec, with_table: TableSpec 
     """One problem, one finding: a value written in a form exlint cannot read is
     EXL003's, so a check reading that field stands down for the record (REP003 saw
     `replicas: PFDB-LON`, a string, as no replica at all). Guards each field of its
-    own record (and of the partner) that `where` and `when` read with `unread()`."""
+    own record (and of the partner) that `where` and `when` read with `unread()`; a field
+    they read only inside `unread()` is theirs to judge (DUP005 words its message by it)."""
     if check.form not in _RECORD_FORMS:
         return
     reads = [n for n in (check.where, check.when, check.other_when) if n is not None]
@@ -363,6 +364,8 @@ def _fields_read(nodes: list[Node], wanted) -> list[str]:
             if wanted(node.args):
                 found[node.args[0] if node.args[0] != "other" else node.args[1]] = None
             continue
+        if node.op == "call" and node.args[0] == "unread":
+            continue  # asked whether it is unread: the check itself says what that means
         stack.extend(reversed([a for a in node.args if isinstance(a, Node)]))
     return list(found)
 

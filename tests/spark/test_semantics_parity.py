@@ -69,6 +69,13 @@ CASES.update({
     # a store in a site no Organization defines: EXL007, and RTE005 stands down
     "rte005-undefined-site": {"patch": {"Server/EX10-PAR-01": {"spec": {"site": "Nowhere"}},
                                         "PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON"]}}}},
+    # a size written null says so as every null does; DUP005 does not quote an unread window
+    "size-null": {"yaml": "apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: PFDB-NEW}\n"
+                          "spec:\n  server: EX10-LON-01\n  hierarchy: Projects\n"
+                          "  replication:\n    Replication Message Size Limit:\n"},
+    "dup005-window-unread": {"yaml": "apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: PFDB-NEW}\n"
+                                     "spec:\n  server: EX10-LON-01\n  hierarchy: Projects\n  registry:\n"
+                                     "    Track Duplicates (in hours): 24\n    DeliveredTo Expiration in Hours:\n"},
 })
 CASES.update({f"organization-{name}": {"delete": ["Organization/contoso"], "yaml": text}
               for name, text in UNREADABLE_ORGANIZATION.items()})
