@@ -196,6 +196,9 @@ class YamlFile:
     # and this says which document that re-emits.
     current: int = 0
     loaded: list[Any] = field(default_factory=list)  # the documents as read, before new ones were added
+    # an empty or comment-only file the import writes into: its text (an admin's notes) is kept
+    # as it is and the new documents follow it
+    comment_only: bool = False
 
     def structural_change(self) -> None:
         self.changed = True
@@ -285,6 +288,10 @@ class YamlFile:
 
     def _dumped(self) -> str:
         """The whole file re-emitted (a new file, or one _spliced cannot follow)."""
+        if self.comment_only and self.text is not None:
+            newline = "\r\n" if "\r\n" in self.text else "\n"
+            head = self.text if self.text.endswith("\n") else self.text + newline
+            return head + self._dump(self.documents, True).replace("\n", newline)
         dumped = self._dump(self.documents, self.explicit_start or len(self.documents) > 1)
         preamble = _preamble(self.text).replace("\r\n", "\n")
         dumped = dumped if dumped.startswith(preamble) else preamble + dumped
@@ -474,6 +481,7 @@ class OutputTree:
                     yaml_file = self.files[path] = YamlFile(path, [])
                 if all(existing is None for existing in yaml_file.documents):
                     yaml_file.documents.clear()  # an empty or comment-only file
+                    yaml_file.comment_only = bool(yaml_file.text and yaml_file.text.strip())
                 yaml_file.documents.append(data)
                 yaml_file.current = len(yaml_file.documents) - 1
                 yaml_file.structural_change()

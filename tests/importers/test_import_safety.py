@@ -5,6 +5,8 @@ refused with one line naming the real path and the way out, before anything is
 written (every target is checked before the first is written)."""
 from __future__ import annotations
 
+import pytest
+
 import os
 from pathlib import Path
 
@@ -107,6 +109,25 @@ def test_a_comment_only_file_at_a_target_keeps_its_comments(tmp_path):
     text = placeholder.read_text()
     assert text.startswith("# EX07-LON-01: to be imported\n\n# owner: messaging team\n")
     assert "kind: Server" in text and "name: EX07-LON-01" in text
+
+
+@pytest.mark.parametrize("notes", [
+    "---\n# keep me: hierarchies pending CHG-42\n---\n# second\n",  # comments after a "---" were dropped
+    "# a note\r\n---\r\n# another\r\n",
+    "---\n# no newline at the end",
+])
+def test_comments_in_empty_documents_at_a_target_are_kept(tmp_path, notes):
+    out = tmp_path / "out"
+    (out / "servers").mkdir(parents=True)
+    placeholder = out / "servers" / "ex07-lon-01.yaml"
+    placeholder.write_bytes(notes.encode())
+    result = run_import(SOURCES, "--output", out)
+    assert result.exit_code == 0, result.stderr
+    text = placeholder.read_bytes().decode()
+    assert text.startswith(notes), text
+    assert "kind: Server" in text and "name: EX07-LON-01" in text
+    again = run_import(SOURCES, "--output", out)  # the notes and the document: nothing to change
+    assert again.exit_code == 0 and placeholder.read_bytes().decode() == text
 
 
 def test_a_link_to_an_exlint_file_inside_the_output_is_updated_through(tmp_path):
