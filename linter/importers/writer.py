@@ -535,6 +535,11 @@ class OutputTree:
                 if yaml_file.text is None:  # not there when the directory was read
                     raise SourceError(str(target), "appeared while importing, or is not a regular file: move it "
                                       "aside, or import into another directory; nothing was written")
+                # atomic_write refuses a read-only file: found here, not after other files were written
+                info = os.stat(target)
+                if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
+                    raise SourceError(str(target), "cannot write: the file is read-only; make it writable "
+                                      "(chmod u+w), or import into another directory; nothing was written")
 
     def write(self) -> None:
         self.check_targets()

@@ -144,3 +144,19 @@ def test_a_link_to_an_exlint_file_inside_the_output_is_updated_through(tmp_path)
     assert server.is_symlink()  # the admin's link stays; the file it points to is updated
     assert "site: London" in kept.read_text()
     assert not list(out.rglob(".*.exlint-fix"))
+
+
+def test_a_read_only_target_is_refused_before_any_file_is_written(tmp_path):
+    # organization.yaml was rewritten, then the read-only server file failed: half an import
+    out = tmp_path / "out"
+    assert run_import(SOURCES, "--output", out).exit_code == 0
+    for name in ("organization.yaml", "servers/ex07-lon-01.yaml", "servers/ex10-par-01.yaml"):
+        path = out / name
+        path.write_text(path.read_text().replace("apiVersion: exlint/v1", "apiVersion: exlint/v1\n# edited", 1)
+                        .replace("site: London", "site: Elsewhere").replace("site: Paris", "site: Elsewhere"))
+    locked = out / "servers" / "ex10-par-01.yaml"
+    locked.chmod(0o444)
+    before = _tree(out)
+    line = _one_line(run_import(SOURCES, "--output", out))
+    assert str(locked) in line and "read-only" in line and "nothing was written" in line
+    assert _tree(out) == before
