@@ -8,6 +8,7 @@ with defusedxml like every XML source.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .documents import Collector, Fragment
@@ -15,6 +16,7 @@ from .errors import Origin, SourceError
 from .values import format_timespan, parse_dotnet_timespan
 from .xmlsafe import Node, parse_xml
 
+_INTEGER = re.compile(r"^\s*[+-]?[0-9]+\s*$", re.ASCII)
 ROUTING_KEYS = {"PFReplicaAgeThreshold": "duration", "PFReplicaAgeThresholdHours": "int"}
 
 
@@ -28,25 +30,40 @@ def import_edge_config(path: str | Path, data: bytes, collector: Collector, root
     if not settings:
         collector.warn(Origin(path, root.line, root.column), "no <appSettings>: nothing imported")
         return
+    # what .NET's appSettings holds at the end: keys compared case-insensitively, a later <add>
+    # replacing an earlier one, <remove key> and <clear/> taking keys away
+    held: dict[str, tuple[str, str, Origin]] = {}
     seen = False
     for section in settings:
         for node in section.children:
             key = node.get("key")
-            if node.tag != "add" or key not in ROUTING_KEYS:
-                continue
-            seen = True
-            origin = Origin(path, node.line, node.column)
-            raw = node.get("value", "")
-            value: object
-            if ROUTING_KEYS[key] == "duration":
-                ticks = parse_dotnet_timespan(raw)  # what the service reads, not what CLIXML writes
-                value = None if ticks is None else format_timespan(ticks)
-            else:
-                value = int(raw.strip()) if raw.strip().isdigit() else None
-            if value is None:
-                collector.warn(origin, f"{key} is '{raw}', which the transport service cannot read: not imported")
-                continue
-            fragment.set(("spec", "routing", key), value, origin)
+            canonical = next((k for k in ROUTING_KEYS if isinstance(key, str) and k.casefold() == key.strip().casefold()),
+                             None)
+            if node.tag == "clear":
+                held.clear()
+            elif node.tag == "remove" and canonical:
+                held.pop(canonical, None)
+            elif node.tag == "add" and canonical:
+                seen = True
+                held[canonical] = (canonical, node.get("value", ""), Origin(path, node.line, node.column))
+    for key, raw, origin in held.values():
+        value: object
+        if ROUTING_KEYS[key] == "duration":
+            ticks = parse_dotnet_timespan(raw)  # what the service reads, not what CLIXML writes
+            value = None if ticks is None else format_timespan(ticks)
+        else:
+            # Int32.Parse: optional sign and surrounding white space, ASCII digits (a negative
+            # value is imported for RTE007 to report)
+            value = int(raw.strip()) if _INTEGER.match(raw) else None
+            if value is not None and not -2**31 <= value < 2**31:
+                value = None  # past Int32: the service cannot read it
+        if value is None:
+            collector.warn(origin, f"{key} is '{raw}', which the transport service cannot read: not imported")
+            continue
+        fragment.set(("spec", "routing", key), value, origin)
     if not seen:
         collector.warn(Origin(path, settings[0].line, settings[0].column), "no PFReplicaAgeThreshold key in <appSettings>: nothing imported")
+    elif not held:
+        collector.warn(Origin(path, settings[0].line, settings[0].column),
+                       "PFReplicaAgeThreshold is removed again in <appSettings> (<remove> or <clear/>): nothing imported")
     collector.add(fragment)

@@ -57,3 +57,52 @@ def test_what_dotnet_cannot_read_is_not_imported(tmp_path, value):
     assert f"{config}:3:1: warning: PFReplicaAgeThreshold is '{value}', which the transport service cannot read: " \
            "not imported" in result.stderr
     assert load_documents(tmp_path / "out") == {}
+
+
+def _settings(tmp_path, lines: str):
+    config = tmp_path / "EdgeTransport.exe.config"
+    config.write_text(f"<configuration>\n<appSettings>\n{lines}\n</appSettings>\n</configuration>\n")
+    return config
+
+
+@pytest.mark.parametrize("value, expected", [("-1", -1), (" 48 ", 48), ("+6", 6)])
+def test_hours_are_read_as_int32_parse_reads_them(tmp_path, value, expected):
+    # "-1" was "not imported", so RTE007 never saw the negative value it exists to report
+    out = tmp_path / "out"
+    config = _settings(tmp_path, f'<add key="PFReplicaAgeThresholdHours" value="{value}"/>')
+    assert run_import(config, "--output", out, "--organization", "Contoso").exit_code == 0
+    assert find_document(out, "Organization", "Contoso")["spec"]["routing"] == {"PFReplicaAgeThresholdHours": expected}
+
+
+@pytest.mark.parametrize("value", ["\u00b2", "\u0664\u0668", "99999999999", "4.5"])
+def test_hours_dotnet_cannot_read_are_not_imported(tmp_path, value):
+    # "²" was an internal error naming no file; Arabic-Indic digits were imported as 48
+    config = _settings(tmp_path, f'<add key="PFReplicaAgeThresholdHours" value="{value}"/>')
+    result = run_import(config, "--output", tmp_path / "out", "--organization", "Contoso")
+    assert result.exit_code == 0, result.stderr
+    assert f"{config}:3:1: warning: PFReplicaAgeThresholdHours is '{value}', which the transport service " \
+           "cannot read: not imported" in result.stderr
+
+
+@pytest.mark.parametrize("lines, expected", [
+    # appSettings: keys compared case-insensitively, the last <add> wins, <remove> and <clear/> take away
+    ('<add key="PFReplicaAgeThreshold" value="1.00:00:00"/>\n<add key="PFReplicaAgeThreshold" value="3.00:00:00"/>',
+     {"PFReplicaAgeThreshold": "3.00:00:00"}),
+    ('<add key="pfreplicaagethreshold" value="1.00:00:00"/>', {"PFReplicaAgeThreshold": "1.00:00:00"}),
+    ('<add key="PFReplicaAgeThreshold" value="1.00:00:00"/>\n<remove key="PFReplicaAgeThreshold"/>\n'
+     '<add key="PFReplicaAgeThresholdHours" value="6"/>', {"PFReplicaAgeThresholdHours": 6}),
+    ('<add key="PFReplicaAgeThreshold" value="1.00:00:00"/>\n<clear/>\n<add key="PFReplicaAgeThresholdHours" value="6"/>',
+     {"PFReplicaAgeThresholdHours": 6}),
+])
+def test_app_settings_are_read_as_dotnet_holds_them(tmp_path, lines, expected):
+    out = tmp_path / "out"
+    result = run_import(_settings(tmp_path, lines), "--output", out, "--organization", "Contoso")
+    assert result.exit_code == 0, result.stderr
+    assert find_document(out, "Organization", "Contoso")["spec"]["routing"] == expected
+
+
+def test_a_key_removed_again_is_said_to_be_so(tmp_path):
+    config = _settings(tmp_path, '<add key="PFReplicaAgeThreshold" value="1.00:00:00"/>\n<clear/>')
+    result = run_import(config, "--output", tmp_path / "out", "--organization", "Contoso")
+    assert result.exit_code == 0 and "removed again" in result.stderr
+    assert load_documents(tmp_path / "out") == {}
