@@ -72,6 +72,11 @@ class Fragment:
     if_new: list[tuple[Path, Any, Origin]] = field(default_factory=list)
     placeholder: str | None = None
     mapi_store: bool = False  # a store of the MAPI hierarchy by its version (Get-PublicFolderDatabase)
+    # a database's place (its server and storage group), and where its default public folder
+    # store is: what tells apart stores of one name (Exchange 2007 names them per storage group)
+    server: str | None = None
+    storage_group: str | None = None
+    default_store_place: tuple[str | None, str | None] = (None, None)
 
     def set(self, path: Path, value: Any, origin: Origin) -> None:
         if value is not None:
@@ -171,6 +176,7 @@ class Collector:
 class MergeResult:
     documents: list[Document]
     conflicts: list[Conflict]
+    renamed: list[tuple[str, str, str, Origin]] = field(default_factory=list)  # (kind, name, new name, where)
 
 
 def merge(
@@ -185,6 +191,7 @@ def merge(
     """
     fragments = list(fragments)
     known_guids = dict(known_guids or {})
+    renamed = _name_stores_apart(fragments)
     documents: dict[tuple[str, str], Document] = {}
     candidates: dict[tuple[str, str], dict[Path, dict[Any, Leaf]]] = {}
 
@@ -237,4 +244,56 @@ def merge(
                 conflicts.append(Conflict(doc.kind, doc.name, path, leaves))
     ordered = sorted(documents.values(), key=lambda d: (d.kind, d.name.casefold()))
     conflicts.sort(key=lambda c: (c.kind, c.name.casefold(), dotted(c.path)))
-    return MergeResult(ordered, conflicts)
+    return MergeResult(ordered, conflicts, renamed)
+
+
+STORE_KINDS = ("PublicFolderDatabase", "MailboxDatabase")
+
+
+def _name_stores_apart(fragments: list[Fragment]) -> list[tuple[str, str, str, Origin]]:
+    """Stores of one kind and name with different GUIDs are different stores (Exchange
+    2007 names databases per storage group: every server has its "Public Folder
+    Database"), and names are unique per kind in the estate: each such store is named
+    ``SERVER\\name`` (``SERVER\\storage group\\name`` if that still repeats), as
+    Exchange's Identity names it. A mailbox database's default public folder store of
+    such a name follows the store it means (its DN's server, else the store on the
+    mailbox database's own server). Returns (kind, old name, new name, where) of each rename."""
+    by_name: dict[tuple[str, str], list[Fragment]] = {}
+    for fragment in fragments:
+        if fragment.kind in STORE_KINDS and fragment.name is not None:
+            by_name.setdefault((fragment.kind, fragment.name.casefold()), []).append(fragment)
+    renamed: list[tuple[str, str, str, Origin]] = []
+    new_names: dict[tuple[str, str], dict[str, str]] = {}  # (kind, name) -> server -> new name
+    for (kind, _), group in by_name.items():
+        guids = {normalize_guid(f.guid) for f in group if f.guid}
+        if len(guids) < 2 or any(not f.server for f in group):
+            continue
+        short = {}
+        for fragment in group:
+            short.setdefault((fragment.server.casefold(), fragment.name.casefold()), set()).add(
+                normalize_guid(fragment.guid or ""))
+        for fragment in group:
+            old = fragment.name
+            if len(short[(fragment.server.casefold(), old.casefold())]) > 1 and fragment.storage_group:
+                fragment.name = f"{fragment.server}\\{fragment.storage_group}\\{old}"
+            else:
+                fragment.name = f"{fragment.server}\\{old}"
+            new_names.setdefault((kind, old.casefold()), {})[fragment.server.casefold()] = fragment.name
+            if not any(r[:3] == (kind, old, fragment.name) for r in renamed):
+                renamed.append((kind, old, fragment.name, fragment.origin))
+    if not new_names:
+        return renamed
+    for fragment in fragments:
+        if fragment.kind != "MailboxDatabase":
+            continue
+        for position, (path, value, origin) in enumerate(fragment.values):
+            if path != ("spec", "defaultPublicFolderDatabase") or not isinstance(value, str):
+                continue
+            choices = new_names.get(("PublicFolderDatabase", value.casefold()))
+            if not choices:
+                continue
+            server = fragment.default_store_place[0] or fragment.server
+            chosen = choices.get(server.casefold()) if server else None
+            if chosen:
+                fragment.values[position] = (path, chosen, origin)
+    return renamed

@@ -86,6 +86,29 @@ def rdns(dn: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def store_place(value: Any) -> tuple[str | None, str | None]:
+    """(server, storage group) of a database from its DistinguishedName
+    (``CN=<db>,CN=<storage group>,CN=InformationStore,CN=<server>,CN=Servers,...``;
+    Exchange 2010 and later: ``CN=<db>,CN=Databases,...``, no server), or from an
+    Identity ``SERVER\\Storage Group\\Database``."""
+    if isinstance(value, PSObject):
+        value = value.get("DistinguishedName") or str(value)
+    text = str(value or "").strip()
+    if re.match(r"^CN=", text, re.IGNORECASE):
+        parts = rdns(text)
+        for index, (attr, part) in enumerate(parts):
+            if attr == "CN" and part.casefold() == "informationstore" and index + 1 < len(parts):
+                group = parts[index - 1][1] if index >= 2 else None
+                return parts[index + 1][1], group
+        return None, None
+    pieces = [piece.strip() for piece in text.split("\\")]
+    if len(pieces) == 3 and all(pieces):
+        return pieces[0], pieces[1]
+    if len(pieces) == 2 and all(pieces):
+        return pieces[0], None
+    return None, None
+
+
 def leaf_name(value: Any) -> str | None:
     """The object name in an ADObjectId, a DN, a canonical path or ``SERVER\\Name``."""
     if value is None:
@@ -330,6 +353,12 @@ class _Reader:
         server = leaf_name(obj.get("Server"))
         if server:
             fragment.set(("spec", "server"), server, self.origin(obj, "Server"))
+        # Exchange 2007 names a database per storage group ("Public Folder Database" on every
+        # server): where two stores share a name, merge() names them by their place
+        placed_server, fragment.storage_group = store_place(obj.get("DistinguishedName"))
+        if not placed_server:
+            placed_server, fragment.storage_group = store_place(obj.get("Identity"))
+        fragment.server = server or placed_server
         if public:
             if guid:
                 fragment.set(("spec", "guid"), guid, self.origin(obj, "Guid"))
@@ -343,6 +372,7 @@ class _Reader:
             default_pf = leaf_name(obj.get("PublicFolderDatabase"))
             if default_pf:
                 fragment.set(("spec", "defaultPublicFolderDatabase"), default_pf, self.origin(obj, "PublicFolderDatabase"))
+                fragment.default_store_place = store_place(obj.get("PublicFolderDatabase"))
         self.collector.add(fragment)
 
     # Dispatch --------------------------------------------------------------

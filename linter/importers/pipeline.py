@@ -102,6 +102,15 @@ def run_import(sources: list[str], output: Path, organization: str | None = None
     _mapi_hierarchy(collector, tree)
     org_name, why = _organization_name(organization, tree, collector, output)
     merged = merge(collector.fragments, org_name, tree.guids)
+    renames: dict[tuple[str, str], list] = {}
+    for kind, old, new, origin in merged.renamed:
+        renames.setdefault((kind, old), []).append((new, origin))
+    for (kind, old), news in renames.items():
+        collector.warnings.append(ImportWarning(
+            min(origin for _, origin in news),
+            f"{len(news)} {kind} stores share the name '{old}' (Exchange 2007 names databases per server and "
+            f"storage group): imported as {', '.join(f'{new!s}' for new, _ in news)}, one document each; other "
+            "documents (replica lists) must name them so"))
     if why and any(doc.kind == "Organization" for doc in merged.documents):
         collector.warnings.append(
             ImportWarning(Origin(str(output / "organization.yaml")), f"{why}: the Organization is named '{org_name}'; use --organization NAME to choose another")

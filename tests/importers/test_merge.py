@@ -288,3 +288,35 @@ def test_crlf_and_bom_files_keep_their_bytes_except_the_changed_value(tmp_path):
     result = run_import(FIXTURES / "estate" / "GetExchangeServer.xml", "--output", out)
     assert result.exit_code == 0, result.stderr
     assert path.read_bytes() == original.replace(b"'2007'", b"'2010'")
+
+
+def test_stores_of_one_name_on_several_servers_are_each_their_own_document(tmp_path):
+    # Exchange 2007 names a database per storage group: both servers' "Public Folder Database"
+    # were merged into one document whose server, guid and created were left out as conflicts
+    out = tmp_path / "out"
+    result = run_import(FIXTURES / "e2007-same-names", "--output", out)
+    assert result.exit_code == 0, result.stderr
+    london = find_document(out, "PublicFolderDatabase", "EX07-LON-01\\Public Folder Database")
+    paris = find_document(out, "PublicFolderDatabase", "EX07-PAR-01\\Public Folder Database")
+    assert london["spec"]["server"] == "EX07-LON-01" and paris["spec"]["server"] == "EX07-PAR-01"
+    assert london["spec"]["guid"] != paris["spec"]["guid"]
+    mailbox = {name: find_document(out, "MailboxDatabase", f"{name}\\Mailbox Database")
+               for name in ("EX07-LON-01", "EX07-PAR-01")}
+    # the default store by its DN (Paris's names London's), else the one on its own server
+    assert {name: doc["spec"]["defaultPublicFolderDatabase"] for name, doc in mailbox.items()} == {
+        "EX07-LON-01": "EX07-LON-01\\Public Folder Database", "EX07-PAR-01": "EX07-LON-01\\Public Folder Database"}
+    assert "2 PublicFolderDatabase stores share the name 'Public Folder Database'" in result.stderr
+    again = run_import(FIXTURES / "e2007-same-names", "--output", out)
+    assert again.exit_code == 0 and "4 unchanged" in again.stdout
+
+
+def test_one_store_captured_twice_is_one_document(tmp_path):
+    out = tmp_path / "out"
+    sources = tmp_path / "src"
+    sources.mkdir()
+    capture = (FIXTURES / "e2007-same-names" / "GetPublicFolderDatabase.xml").read_bytes()
+    (sources / "a.xml").write_bytes(capture)
+    (sources / "b.xml").write_bytes(capture)
+    result = run_import(sources, "--output", out)
+    assert result.exit_code == 0, result.stderr
+    assert len(load_documents(out)) == 2  # the two servers' stores, each once
