@@ -173,9 +173,11 @@ def unknown_rule_message(rule: str, known) -> str | None:
     return UNKNOWN_MESSAGE.format(rule=rule, hint=hint)
 
 
-def unused_suppressions(suppressions: list[Suppression], known=None) -> list[Finding]:
+def unused_suppressions(suppressions: list[Suppression], known=None, ran=None) -> list[Finding]:
     """EXL010 for each rule a suppression names that silenced nothing, or that
-    is no rule at all (a typo must not pass as merely unused)."""
+    is no rule at all (a typo must not pass as merely unused). ``ran(rule)`` says
+    whether the rule (an ID or prefix) was evaluated in this run: a suppression of a
+    rule --select or --ignore left out is not unused, it was not asked."""
     out = []
     for suppression in suppressions:
         for rule in suppression.rules:
@@ -183,7 +185,7 @@ def unused_suppressions(suppressions: list[Suppression], known=None) -> list[Fin
             if unknown:
                 out.append(Finding(UNUSED_RULE, "warning", unknown, suppression.file, suppression.line,
                                    suppression.column, None, None))
-            elif rule not in suppression.used:
+            elif rule not in suppression.used and (ran is None or ran(rule)):
                 out.append(Finding(
                     UNUSED_RULE, "warning",
                     UNUSED_MESSAGE.format(rule=rule),

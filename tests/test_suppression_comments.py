@@ -59,3 +59,17 @@ def test_a_suppression_in_capitals_or_with_a_single_quoted_reason_silences(repo)
 def test_a_comment_to_exlint_inside_a_value_is_data():
     text = "a: 'x # exlint: disable STS004'\nb: |\n  # exlint: nonsense\n"
     assert parse_suppressions("f.yaml", text) == []
+
+
+def test_a_suppression_of_a_rule_not_selected_is_not_unused(repo):  # noqa: F811
+    # `--select EXL0,REP` or `--ignore EXL007` did not run EXL007: its suppression was not
+    # "unused", and following that advice brought the finding back in a full run
+    bad = STORE.format(name="PFDB-A", server="EX10-NOPE")
+    write(repo / "stores" / "a.yaml", bad.replace("server: EX10-NOPE", "server: EX10-NOPE  # exlint: disable=EXL007 reason=\"CHG-6\""))
+    for narrowed in (("--select", "REP"), ("--ignore", "EXL007"), ("--select", "EXL00")):
+        code, data = report(repo, *narrowed)
+        assert not [f for f in data["findings"] if f["rule"] == "EXL010"], (narrowed, data["findings"])
+    # a rule that ran and raised nothing there: unused
+    write(repo / "stores" / "a.yaml", bad.replace("server: EX10-NOPE", "server: EX10-A  # exlint: disable=EXL007 reason=\"CHG-6\""))
+    code, data = report(repo, "--select", "EXL")
+    assert [f["rule"] for f in data["findings"] if f["rule"] == "EXL010"] == ["EXL010"]

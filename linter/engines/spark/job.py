@@ -143,13 +143,18 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
     if typos:
         message = ("CASE `s`.`rule` " + " ".join(f"WHEN {string(name)} THEN {string(text)}" for name, text in typos)
                    + f" ELSE {message} END")
+    # a suppression of a rule --select or --ignore left out is not unused: it was not asked
+    typo_names = {name for name, _ in typos}
+    not_run = sorted(name for name in names if name not in typo_names and not any(
+        config.enabled(rule_id, select, ignore) for rule_id in rules if rule_id.startswith(name)))
+    asked = f" WHERE NOT `s`.`rule` IN ({', '.join(string(n) for n in not_run)})" if not_run else ""
     unused = spark.sql(
         f"SELECT `s`.`_est`, {string(UNUSED_RULE)} AS `rule`, 'warning' AS `severity`, "
         f"{message} AS `message`, `s`.`file`, `s`.`line`, "
         f"`s`.`column`, CAST(NULL AS STRING) AS `path`, CAST(NULL AS STRING) AS `entity_kind`, "
         f"CAST(NULL AS STRING) AS `entity_name` FROM {q(supp)} AS `s` "
         f"LEFT ANTI JOIN ({used}) AS `u` ON `s`.`_est` = `u`.`_est` AND `s`.`file` = `u`.`file` "
-        f"AND `s`.`line` = `u`.`line` AND `s`.`column` = `u`.`column` AND `s`.`rule` = `u`.`rule`")
+        f"AND `s`.`line` = `u`.`line` AND `s`.`column` = `u`.`column` AND `s`.`rule` = `u`.`rule`{asked}")
     return kept.unionByName(finalize(unused, rules, config, select, ignore))
 
 
