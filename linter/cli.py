@@ -296,6 +296,12 @@ def _check(options, progress, formats, outputs, fail_on, baseline, write_baselin
             raise ExitError(str(exc)) from None
         result.findings = outcome.kept
         result.baseline_suppressed = outcome.suppressed
+        # a recorded finding is fixed only if this run could have raised it: of a file linted
+        # (the hook lints only the staged files) and a rule --select/--ignore kept
+        outcome.fixed = [entry for entry in outcome.fixed
+                         if (entry.get("file") is None or entry.get("file") in result.reported_files)
+                         and (not isinstance(entry.get("rule"), str)
+                              or result.config.enabled(entry["rule"], options.select, options.ignore))]
         result.baseline_fixed = outcome.fixed
         for entry in outcome.fixed:
             from linter.textsafe import printable

@@ -182,6 +182,19 @@ def test_baseline_round_trip(repo, tmp_path):
     assert "fixed since the baseline" in result.stderr
 
 
+def test_a_baselined_finding_not_looked_for_is_not_fixed(repo, tmp_path):
+    # `--baseline` with some paths (the hook) or some rules said every finding of the other
+    # files or rules was "fixed since the baseline"
+    baseline = tmp_path / "baseline.json"
+    assert invoke("check", "--write-baseline", baseline, repo).exit_code == 0
+    assert "EXL007" in baseline.read_text() and "b.yaml" in baseline.read_text()
+    for narrowed in ([repo / "a.yaml"], ["--select", "HIE", repo], ["--ignore", "EXL007", repo]):
+        result = invoke("check", "--format", "json", "--baseline", baseline, *narrowed)
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout).get("baseline", {}).get("fixed", []) == [], narrowed
+        assert "fixed since" not in result.stderr and ", 0 fixed" in result.stderr, narrowed
+
+
 def test_bad_baseline_is_exit_2(repo, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
