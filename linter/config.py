@@ -227,9 +227,21 @@ def read_config(path: Path) -> Config:
         import tomllib
 
         try:
-            data = tomllib.loads(text).get("tool", {}).get("exlint", {})
+            tool = tomllib.loads(text).get("tool", {})
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        data = tool.get("exlint") if isinstance(tool, dict) else None
+        if not isinstance(data, dict):
+            # named with --config (discovery reads only a pyproject.toml that has the table): no
+            # table is a typo or the wrong file, never "every default"
+            import difflib
+
+            close = difflib.get_close_matches("exlint", [k for k in tool if isinstance(k, str)], n=1, cutoff=0.6) \
+                if isinstance(tool, dict) else []
+            hint = f" ([tool.{close[0]}] is there: did you mean [tool.exlint]?)" if close else ""
+            what = "is not a table" if isinstance(tool, dict) and "exlint" in tool else "has no [tool.exlint] table"
+            raise ConfigError(f"{path}: {what}{hint}: put exlint's settings under [tool.exlint], "
+                              "or name another configuration file")
         return parse_config(data, path)
     try:
         data, marks = _yaml_load_marked(text)

@@ -172,6 +172,18 @@ def test_pyproject_configuration_found_upward(repo):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("text, needle", [
+    ("[tool.exlnt]\nselect = ['DUP001']\n", "did you mean [tool.exlint]?"),
+    ("[project]\nname = 'x'\n", "has no [tool.exlint] table"),
+    ("tool = {exlint = 5}\n", "is not a table"),
+])
+def test_a_pyproject_named_with_config_must_hold_the_table(repo, tmp_path, text, needle):
+    # a misspelt table ran every rule with the defaults and dropped the repo's .exlint.yaml
+    pyproject = write(tmp_path / "elsewhere" / "pyproject.toml", text)
+    result = CliRunner().invoke(cli, ["check", "--config", str(pyproject), str(repo)])
+    assert result.exit_code == 2 and needle in result.stderr and str(pyproject) in result.stderr, result.output
+
+
 @pytest.mark.parametrize("text,needle", [
     ("select: DUP\nbogus: 1\n", "unknown key 'bogus'"),
     ("selct: [DUP]\n", "did you mean select?"),
