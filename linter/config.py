@@ -320,6 +320,7 @@ class Discovery:
     root: Path | None
     config: Path | None
     reason: str  # shown by --verbose
+    unread: Path | None = None  # a pyproject.toml with [tool.exlint] beside the .exlint.yaml that wins
 
 
 def _is_work_tree_root(directory: Path) -> bool:
@@ -347,9 +348,10 @@ def discover_root(start: Path) -> Discovery:
         start = start.parent
     for directory in _boundaries(start):
         candidate = directory / CONFIG_NAME
-        if candidate.is_file():
-            return Discovery(directory, candidate, f"configuration {candidate}")
         pyproject = directory / "pyproject.toml"
+        if candidate.is_file():
+            unread = pyproject if pyproject.is_file() and has_tool_section(pyproject) else None
+            return Discovery(directory, candidate, f"configuration {candidate}", unread)
         if pyproject.is_file() and has_tool_section(pyproject):
             return Discovery(directory, pyproject, f"configuration [tool.exlint] in {pyproject}")
         if _is_work_tree_root(directory):

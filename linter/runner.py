@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from linter.collector import collector_paused
-from linter.config import Config, Discovery, check_options, check_rule_ids, discover_root, read_config
+from linter.config import CONFIG_NAME, Config, Discovery, check_options, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
 from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, sort_findings
 from linter.loading import InputError, LoadedFile, discover, display_path, display_paths, load_file, load_text, \
@@ -142,6 +142,8 @@ NO_ROOT_NOTE = ("no config repo root above {path} (no .exlint.yaml, no [tool.exl
                 "add .exlint.yaml at the repo root or pass --root DIR")
 
 
+UNREAD_PYPROJECT_NOTE = ("{path}: its [tool.exlint] is not read: .exlint.yaml beside it is the configuration "
+                         "(it wins); move the settings into one of them")
 OTHER_ROOT_NOTE = ("{path} not linted: it is a config repo of its own (.exlint.yaml, [tool.exlint] or a git "
                    "work tree), so its files resolve references among themselves; run exlint check {path}")
 
@@ -281,6 +283,8 @@ def _lint_one(options: Options, progress) -> Result:
                     reported_files, skipped=skipped, discovery=discovery)
     for other in display_paths(other_roots):
         result.notes.append(OTHER_ROOT_NOTE.format(path=other))
+    if discovery is not None and discovery.unread is not None and discovery.config == discovery.root / CONFIG_NAME:
+        result.notes.append(UNREAD_PYPROJECT_NOTE.format(path=display_path(discovery.unread)))
     for loop in display_paths(loops):
         result.notes.append(LOOP_NOTE.format(path=loop))
     if root is not None:

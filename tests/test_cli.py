@@ -172,6 +172,12 @@ def test_pyproject_configuration_found_upward(repo):
     assert result.exit_code == 0, result.output
 
 
+def test_a_pyproject_section_beside_the_exlint_yaml_that_wins_is_said_to_be_unread(repo):
+    write(repo / "pyproject.toml", "[tool.exlint]\nfail_on = 'never'\n")
+    result = CliRunner().invoke(cli, ["check", str(repo)])
+    assert "[tool.exlint] is not read: .exlint.yaml beside it is the configuration" in result.stderr, result.output
+
+
 @pytest.mark.parametrize("text, needle", [
     ("[tool.exlnt]\nselect = ['DUP001']\n", "did you mean [tool.exlint]?"),
     ("[project]\nname = 'x'\n", "has no [tool.exlint] table"),
