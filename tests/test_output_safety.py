@@ -492,3 +492,14 @@ def test_the_estate_report_refuses_an_input_or_a_foreign_file_before_spark_start
     line = refused(invoke("estate", ".", "--report", target, "--quiet", cwd=root))
     assert target in line and "--report" in line
     assert (root / target).read_bytes() == before
+
+
+@pytest.mark.parametrize("option", ["--output", "--write-baseline"])
+def test_an_output_in_a_missing_folder_is_refused_before_fix_edits_anything(tmp_path, option):
+    # the files were fixed, then the report could not be written: exit 2 with the edits made
+    root = repo(tmp_path)
+    before = (root / "stores" / "a.yaml").read_bytes()
+    args = ("--fix",) if option == "--output" else ()
+    result = invoke("check", *args, option, "missing/r.json", ".", cwd=root)
+    assert result.exit_code == 2 and "does not exist" in result.stderr and "missing" in result.stderr, result.output
+    assert (root / "stores" / "a.yaml").read_bytes() == before and not (root / "missing").exists()
