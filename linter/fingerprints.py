@@ -25,6 +25,22 @@ def fingerprint(finding) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+def distinct_fingerprints(findings) -> list[str]:
+    """``fingerprint`` of each finding, told apart by its message where two findings of
+    the run share one (BKF004 can say a delay is longer than two other values: one
+    setting, two findings, which a code scanning service would merge into one alert).
+    A finding alone on its setting keeps the plain fingerprint, so one fixed leaves the
+    other's identity as it was before the second appeared."""
+    import hashlib
+    from collections import Counter
+
+    plain = [fingerprint(f) for f in findings]
+    shared = Counter(plain)
+    return [p if shared[p] == 1 else
+            hashlib.sha256(f"{p}\x1f{f.message}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+            for f, p in zip(findings, plain)]
+
+
 def unindexed(rule: str, entity: tuple[str, str] | None, file: str | None, path: str | None,
               message: str) -> tuple:
     """A finding's identity with the list indexes of its path and message left out

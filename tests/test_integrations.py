@@ -98,6 +98,18 @@ def test_sarif_is_valid_against_the_official_schema(repo, target):
         assert rules[item["ruleIndex"]]["id"] == "EXL007"
 
 
+def test_every_sarif_result_has_a_fingerprint_of_its_own():
+    # BKF004 says one delay is longer than two other values: two results, one setting,
+    # which shared a fingerprint (code scanning merges such results into one alert)
+    broken = Path(__file__).resolve().parents[1] / "samples" / "broken"
+    results = json.loads(invoke("check", "--format", "sarif", broken).stdout)["runs"][0]["results"]
+    prints = [r["partialFingerprints"]["exlintFingerprint/v1"] for r in results]
+    keys = [(r["ruleId"], r["message"]["text"], json.dumps(r["locations"], sort_keys=True)) for r in results]
+    assert len(set(keys)) == len(keys) and len(set(prints)) == len(prints)
+    shared = [r for r in results if r["ruleId"] == "BKF004"]
+    assert len(shared) >= 2  # the case this is about is in the samples
+
+
 def test_sarif_fingerprints_survive_line_shifts(repo):
     before = json.loads(invoke("check", "--format", "sarif", repo).stdout)["runs"][0]["results"]
     text = (repo / "b.yaml").read_text()

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from linter import __version__
-from linter.fingerprints import fingerprint
+from linter.fingerprints import distinct_fingerprints
 from linter.textsafe import valid_unicode
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -160,12 +160,12 @@ def document(result) -> dict:
     sources = _Sources(result)
     docs = docs_url(result)
     results = []
-    for finding in result.findings:
+    for finding, print_ in zip(result.findings, distinct_fingerprints(result.findings)):
         item = {
             "ruleId": finding.rule,
             "level": LEVELS[finding.severity],
             "message": {"text": finding.message},
-            "partialFingerprints": {"exlintFingerprint/v1": fingerprint(finding)},
+            "partialFingerprints": {"exlintFingerprint/v1": print_},
         }
         if finding.rule in index:
             item["ruleIndex"] = index[finding.rule]
