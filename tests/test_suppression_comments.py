@@ -73,3 +73,21 @@ def test_a_suppression_of_a_rule_not_selected_is_not_unused(repo):  # noqa: F811
     write(repo / "stores" / "a.yaml", bad.replace("server: EX10-NOPE", "server: EX10-A  # exlint: disable=EXL007 reason=\"CHG-6\""))
     code, data = report(repo, "--select", "EXL")
     assert [f["rule"] for f in data["findings"] if f["rule"] == "EXL010"] == ["EXL010"]
+
+
+def test_a_value_through_an_alias_is_placed_where_the_alias_is_written(repo):  # noqa: F811
+    # the finding was placed at the anchor's line, so a suppression on the alias's line was
+    # "unused" and the finding stayed; a merge key's values are placed at the `<<`
+    store = STORE.format(name="PFDB-A", server="EX10-A") + (
+        "  replication: &base\n    Replication Message Size Limit: 1KB\n"
+        "  registry:\n    Track Duplicates (in hours): &td 5000\n"
+        "    Background Cleanup (in msecs): *td\n    <<: *base\n")
+    write(repo / "stores" / "a.yaml", store)
+    code, data = report(repo, "--select", "DUP004,EXL005,STS005")
+    lines = store.splitlines()
+    placed = {f["rule"]: lines[f["line"] - 1].strip() for f in data["findings"]}
+    assert placed == {"DUP004": "Background Cleanup (in msecs): *td", "EXL005": "<<: *base",
+                      "STS005": "Replication Message Size Limit: 1KB"}, placed
+    write(repo / "stores" / "a.yaml", store.replace("msecs): *td", "msecs): *td  # exlint: disable=DUP004 reason=\"x\""))
+    code, data = report(repo, "--select", "DUP004,EXL010")
+    assert data["findings"] == [], data["findings"]

@@ -56,6 +56,9 @@ class Constructed:
     marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # keyed by dotted path
     duplicates: list[DuplicateKey] = field(default_factory=list)
     key_marks: dict[str, tuple[int, int]] = field(default_factory=dict)  # where each key is written
+    # nodes already built: a node met again is an alias (``key: *name``), whose values are
+    # placed at the alias's key, where the user wrote that they apply, not at the anchor
+    built: set[int] = field(default_factory=set)
 
 
 def _pos(node: Node, line_offset: int) -> tuple[int, int]:
@@ -150,7 +153,7 @@ def construct(root: Node, line_offset: int = 0, may_alias: bool = True) -> Const
             column,
         )
     out = Constructed(None)
-    out.data = _build(root, (), "", 0, line_offset, out, None)
+    out.data = _build(root, (), "", 0, line_offset, out, None, None)
     return out
 
 
@@ -160,20 +163,28 @@ def _check_tag(node: Node, line_offset: int) -> None:
         raise ConstructError("EXL001", f"unsupported tag {node.tag!r}: exlint reads plain YAML data only; remove the tag", line, column)
 
 
-def _build(node: Node, path: Path, dotted: str, depth: int, off: int, out: Constructed, key_pos) -> Any:
+def _build(node: Node, path: Path, dotted: str, depth: int, off: int, out: Constructed, key_pos,
+           alias_at: tuple[int, int] | None) -> Any:
+    """``alias_at``: where the alias this node is reached through is written (its key), or None."""
     if depth > MAX_DEPTH:
         line, column = _pos(node, off)
         raise ConstructError("EXL001", f"nesting deeper than {MAX_DEPTH} levels; this is not an exlint document", line, column)
     _check_tag(node, off)
+    if alias_at is None and id(node) in out.built and key_pos is not None:
+        alias_at = key_pos  # the anchor's node again: `key: *name`
+    out.built.add(id(node))
     is_block = not getattr(node, "flow_style", False) and not isinstance(node, ScalarNode)
-    out.marks.setdefault(dotted, key_pos if (is_block and key_pos) else _pos(node, off))
+    out.marks.setdefault(dotted, alias_at or (key_pos if (is_block and key_pos) else _pos(node, off)))
     if isinstance(node, ScalarNode):
         return _scalar(node, off)
     if isinstance(node, SequenceNode):
-        return [_build(item, path + (i,), f"{dotted}[{i}]", depth + 1, off, out, None)
+        return [_build(item, path + (i,), f"{dotted}[{i}]", depth + 1, off, out, None, alias_at)
                 for i, item in enumerate(node.value)]
     result: dict[str, Any] = {}
     first_seen: dict[str, int] = {}
+    own = {id(k) for k, _ in node.value}
+    # a value a merge key (`<<: *base`) brings in is placed at the `<<`, where it was applied
+    merged_at = next((_pos(k, off) for k, _ in node.value if k.tag == _MERGE), None)
     for key_node, value_node in _merged_pairs(node, off):
         if not isinstance(key_node, ScalarNode):
             line, column = _pos(key_node, off)
@@ -185,9 +196,10 @@ def _build(node: Node, path: Path, dotted: str, depth: int, off: int, out: Const
             out.duplicates.append(DuplicateKey(path, key, kpos[0], kpos[1], first_seen[key]))
         first_seen.setdefault(key, kpos[0])
         child = f"{dotted}.{key}" if dotted else key
+        at = alias_at or (merged_at if id(key_node) not in own else None)
         out.marks.pop(child, None)
-        out.key_marks[child] = kpos
-        result[key] = _build(value_node, path + (key,), child, depth + 1, off, out, kpos)
+        out.key_marks[child] = at or kpos
+        result[key] = _build(value_node, path + (key,), child, depth + 1, off, out, kpos, at)
     return result
 
 
