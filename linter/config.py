@@ -65,7 +65,12 @@ class Config:
         selected = list(select) or self.select
         if selected and not any(rule_id.startswith(s) for s in selected):
             return False
-        return not any(rule_id.startswith(i) for i in list(ignore) + self.ignore)
+        if any(rule_id.startswith(i) for i in ignore):
+            return False
+        # the command line over the configuration: `--select DUP001` runs DUP001 although the
+        # configuration ignores it (or DUP); the more specific selector wins, as in ruff
+        asked = max((len(s) for s in select if rule_id.startswith(s)), default=-1)
+        return not any(rule_id.startswith(i) and len(i) > asked for i in self.ignore)
 
 
 def _string_list(value, key: str, where: str) -> list[str]:

@@ -172,6 +172,16 @@ def test_pyproject_configuration_found_upward(repo):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("ignored, selected, runs", [
+    ("[EXL007]", "EXL007", True), ("[EXL]", "EXL007", True), ("[EXL007]", "EXL", False), ("[EXL00]", "EXL", False)])
+def test_a_rule_selected_on_the_command_line_beats_the_configurations_ignore(repo, ignored, selected, runs):
+    # `--select EXL007` with `ignore: [EXL007]` in .exlint.yaml ran nothing and said nothing
+    write(repo / ".exlint.yaml", f"ignore: {ignored}\n")
+    write(repo / "stores" / "a.yaml", STORE.format(name="PFDB-A", server="EX10-NOPE"))
+    code, data = report("--select", selected, str(repo))
+    assert ("EXL007" in {f["rule"] for f in data["findings"]}) is runs
+
+
 def test_a_pyproject_section_beside_the_exlint_yaml_that_wins_is_said_to_be_unread(repo):
     write(repo / "pyproject.toml", "[tool.exlint]\nfail_on = 'never'\n")
     result = CliRunner().invoke(cli, ["check", str(repo)])
