@@ -245,6 +245,11 @@ def _lint_one(options: Options, progress) -> Result:
             skipped.append(display)
         progress.advance()
     if not loaded and not (options.allow_empty or config.allow_empty or options.hook):
+        if other_roots:  # a folder of config repos: say which, and how to lint them
+            repos = display_paths(other_roots)
+            raise InputError(f"{', '.join(options.paths) or '.'}: nothing to lint here but config repos of their "
+                             f"own ({', '.join(repos)}), which resolve references among themselves: lint them "
+                             f"by name, exlint check {' '.join(repos)}")
         raise InputError(nothing_to_lint(options.paths, len(skipped)))
     context_records, context_documents = _context_records(context, root, options.use_cache, progress)
     watched: dict[str, set[str]] = {}  # names the commit took away (--hook): table -> names

@@ -319,6 +319,18 @@ def test_a_nested_config_repo_is_neither_context_nor_walked(tmp_path):
     assert invoke("check", repo / "lab").exit_code == 0  # clean on its own
 
 
+def test_a_folder_of_config_repos_alone_says_which_to_lint(tmp_path):
+    # it said "no YAML files to lint" of a folder holding two config repos
+    write(tmp_path / ".exlint.yaml", "{}\n")
+    for estate in ("east", "west"):
+        write(tmp_path / estate / ".exlint.yaml", "{}\n")
+        write(tmp_path / estate / "org.yaml", ORG)
+    result = invoke("check", tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "nothing to lint here but config repos of their own" in result.stderr
+    assert str(tmp_path / "east") in result.stderr and str(tmp_path / "west") in result.stderr
+
+
 def test_paths_of_two_config_repos_are_each_linted_with_their_own_references(tmp_path):
     # one call (a hook's, or `check a b`) naming files of two estates: neither lends the other names
     for estate, server in (("east", "EX10-A"), ("west", "EX10-B")):
