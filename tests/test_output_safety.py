@@ -503,3 +503,18 @@ def test_an_output_in_a_missing_folder_is_refused_before_fix_edits_anything(tmp_
     result = invoke("check", *args, option, "missing/r.json", ".", cwd=root)
     assert result.exit_code == 2 and "does not exist" in result.stderr and "missing" in result.stderr, result.output
     assert (root / "stores" / "a.yaml").read_bytes() == before and not (root / "missing").exists()
+
+
+def test_a_report_never_replaces_a_baseline_nor_a_baseline_a_report(tmp_path):
+    root = repo(tmp_path)
+    assert invoke("check", "--write-baseline", "bl.json", ".", cwd=root).exit_code == 0
+    baseline = (root / "bl.json").read_bytes()
+    result = invoke("check", "--format", "json", "--output", "bl.json", ".", cwd=root)
+    assert result.exit_code == 2 and "is a baseline exlint wrote, not a report" in result.stderr
+    assert (root / "bl.json").read_bytes() == baseline
+    assert invoke("check", "--write-baseline", "bl.json", ".", cwd=root).exit_code == 0  # a baseline replaces one
+    assert invoke("check", "--output", "r.html", ".", cwd=root).exit_code == 1
+    report = (root / "r.html").read_bytes()
+    result = invoke("check", "--write-baseline", "r.html", ".", cwd=root)
+    assert result.exit_code == 2 and "is a report exlint wrote, not a baseline" in result.stderr
+    assert (root / "r.html").read_bytes() == report

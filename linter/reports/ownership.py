@@ -122,3 +122,13 @@ def check_output(path: str, option: str = "--output", inputs=()) -> None:
     if not written_by_exlint(head, tail, whole):
         raise OutputRefused(f"{path}: exists and is not a report exlint wrote; choose another {option} path, "
                             "or move the file aside first")
+    # a baseline is not a report, nor a report a baseline: one must not replace the other
+    # (`--output bl.json` made the next `--baseline bl.json` fail, its findings gone)
+    stripped = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    is_baseline = bool(_BASELINE.match(stripped))
+    if option == "--write-baseline" and not is_baseline:
+        raise OutputRefused(f"{path}: is a report exlint wrote, not a baseline; choose another --write-baseline "
+                            "path (a baseline replaces only a baseline)")
+    if option != "--write-baseline" and is_baseline:
+        raise OutputRefused(f"{path}: is a baseline exlint wrote, not a report; choose another {option} path "
+                            "(a report replaces only a report)")
