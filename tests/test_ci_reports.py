@@ -114,6 +114,16 @@ def test_junit_fails_only_at_or_above_fail_on(repo):
     assert code == 1 and int(root.get("failures")) == len(reported)
 
 
+def test_junit_gives_a_finding_of_the_estate_no_position(repo):
+    # EXL008 (no Organization) was written `<estate>:0:0:`, line 0 in a 1-based world
+    (repo / "estate" / "org.yaml").unlink()
+    result = invoke("check", "--format", "junit", repo / "estate")
+    texts = [node.text or "" for node in ET.fromstring(result.stdout).iter() if node.tag in ("failure", "system-out")]
+    estate = [line for text in texts for line in text.splitlines() if "EXL008" in line]
+    assert estate and all(line.startswith("<estate>: EXL008 [error]") for line in estate), estate
+    assert not any(":0:" in line for text in texts for line in text.splitlines())
+
+
 def _multitool(tmp_path_factory) -> Path:
     npm = shutil.which("npm")
     if npm is None:

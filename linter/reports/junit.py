@@ -37,8 +37,9 @@ def render(result, colour: bool = False) -> str:
             findings = rules[rule_id]
             case = ET.SubElement(suite, "testcase", classname=xml_text(file), name=xml_text(rule_id))
             worst = max((f.severity for f in findings), key=SEVERITY_RANK.__getitem__)
-            text = xml_text("\n".join(f"{file}:{f.line or 0}:{f.column or 0}: {f.rule} [{f.severity}] {f.message}"
-                                       for f in findings))
+            # as the text format: a finding of the estate has no position, not line 0
+            text = xml_text("\n".join((f"{file}:{f.line}:{f.column}: " if f.file and f.line else f"{file}: ")
+                                       + f"{f.rule} [{f.severity}] {f.message}" for f in findings))
             tests += 1
             if threshold is not None and SEVERITY_RANK[worst] >= threshold:
                 failure = ET.SubElement(case, "failure", message=xml_text(f"{len(findings)} finding(s) of {rule_id}"),
