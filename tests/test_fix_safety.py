@@ -93,3 +93,13 @@ def test_rules_and_explain_show_fix_safety(command):
         assert "Fix: safe fix (--fix)" in invoke("explain", "DUP001").stdout
         assert "Fix: unsafe fix (--unsafe-fixes)" in invoke("explain", "BKF001").stdout
         assert "Fix: no fix" in invoke("explain", "HIE001").stdout
+
+
+def test_a_link_out_of_the_repository_is_not_fixed_for_that_reason(estate, tmp_path):
+    # it said "the file has a YAML syntax error (line 1)" of a link it never read
+    outside = tmp_path / "outside.yaml"
+    outside.write_text((estate / "stores" / "pfdb-ex03-nyc-01.yaml").read_text())
+    (estate / "stores" / "linked.yaml").symlink_to(outside)
+    result = invoke("check", "--fix", ".")
+    said = [line for line in result.stderr.splitlines() if "linked.yaml" in line]
+    assert said and "syntax error" not in said[0] and "outside the repository" in said[0], result.stderr

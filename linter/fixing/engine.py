@@ -437,6 +437,8 @@ def _syntax_error(loaded: LoadedFile) -> str | None:
     if loaded.path.lower().endswith(JSONL_SUFFIXES):
         return "not fixed: JSON Lines files are not edited in place; correct the source they were exported from"
     broken = [f for f in loaded.findings if f.rule == "EXL001"]
+    if loaded.text is None and broken:  # not read at all (a link out of the repository, a FIFO): why
+        return f"not fixed: {broken[0].message}"
     if loaded.text is None or broken:
         line = broken[0].line if broken else 1
         return f"not fixed: the file has a YAML syntax error (line {line}); correct it first"
