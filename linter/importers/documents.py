@@ -98,6 +98,9 @@ class Document:
     kind: str
     name: str
     values: dict[Path, Leaf] = field(default_factory=dict)
+    # the store's GUID as its sources give it (a mailbox database has no spec.guid): how an
+    # existing document named by a registry key (SERVER\\Private-<GUID>) is found again
+    guid: str | None = None
 
 
 @dataclass
@@ -216,6 +219,7 @@ def merge(
             key = document(fragment.kind, fragment.name)
             if fragment.guid:
                 known_guids.setdefault((fragment.kind, normalize_guid(fragment.guid)), fragment.name)
+                documents[key].guid = documents[key].guid or normalize_guid(fragment.guid)
         else:
             continue
         add_values(key, fragment.values)

@@ -171,6 +171,10 @@ def _set_comment(node: Any, key: Any, leaf: Leaf) -> None:
     entry[2] = CommentToken(" " + text + newline + rest if newline else " " + text + "\n", CommentMark(0))
 
 
+_PLACEHOLDER = re.compile(r"\\(?:Public|Private)-\{?([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-"
+                          r"[0-9A-Fa-f]{12})\}?$")
+
+
 @dataclass
 class YamlFile:
     """One YAML file of the output directory and the edits an import makes to it.
@@ -429,6 +433,11 @@ class OutputTree:
             guid = spec.get("guid") if isinstance(spec, dict) else None
             if isinstance(guid, str):
                 self.guids.setdefault((doc["kind"], normalize_guid(guid)), name)
+            # a store an earlier import named after its registry key (no capture yet) holds
+            # its GUID in its name: the capture that comes later finds it there
+            placeholder = _PLACEHOLDER.search(name)
+            if placeholder:
+                self.guids.setdefault((doc["kind"], normalize_guid(placeholder.group(1))), name)
 
     @property
     def organization_name(self) -> str | None:
@@ -462,8 +471,8 @@ class OutputTree:
         if doc.kind == "Organization":
             return self.organization
         found = self.index.get((doc.kind, doc.name.casefold()))
-        if found is None and doc.kind == "PublicFolderDatabase":
-            guid = next((leaf.value for path, leaf in doc.values.items() if path == ("spec", "guid")), None)
+        if found is None:
+            guid = next((leaf.value for path, leaf in doc.values.items() if path == ("spec", "guid")), doc.guid)
             other = self.guids.get((doc.kind, normalize_guid(guid))) if isinstance(guid, str) else None
             if other is not None:
                 found = self.index.get((doc.kind, other.casefold()))

@@ -206,3 +206,16 @@ def test_a_placeholder_store_is_renamed_when_its_capture_arrives(tmp_path):
     assert store["spec"]["created"].isoformat() == "2006-03-14"
     assert "name: PFDB-LON-01" in placeholder.read_text()
     assert not (out / "stores" / "pfdb-lon-01.yaml").exists()
+
+
+def test_a_placeholder_mailbox_database_is_renamed_when_its_capture_arrives(tmp_path):
+    # a mailbox database has no spec.guid: the capture that came later made a second document
+    out = tmp_path / "out"
+    assert run_import(ANSI, "--output", out).exit_code == 0
+    name = "EX07-LON-01\\Private-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+    assert find_document(out, "MailboxDatabase", name)
+    result = run_import(FIXTURES / "estate" / "GetMailboxDatabase.xml", "--output", out)
+    assert result.exit_code == 0, result.stderr
+    databases = [d for docs in load_documents(out).values() for d in docs if d["kind"] == "MailboxDatabase"]
+    assert [d["metadata"]["name"] for d in databases] == ["MBXDB-LON-01"], databases
+    assert databases[0]["spec"]["registry"]  # the values the registry key gave are kept
