@@ -130,6 +130,18 @@ def leaf_name(value: Any) -> str | None:
     return text or None
 
 
+def byte_count(value: Any) -> int | None:
+    """The bytes of a ByteQuantifiedSize ("300 KB (307,200 bytes)", its ToString), or of
+    a plain number of bytes."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if value >= 0 else None
+    text = value.to_string if isinstance(value, PSObject) else str(value)
+    match = re.search(r"\(([\d,]+) bytes\)", text or "")
+    if match:
+        return int(match.group(1).replace(",", ""))
+    return int(text.strip()) if isinstance(text, str) and text.strip().isascii() and text.strip().isdigit() else None
+
+
 def timespan_text(value: Any) -> str | None:
     """The .NET TimeSpan text of a TimeSpan, an EnhancedTimeSpan object or a string."""
     if isinstance(value, TimeSpan):
@@ -368,12 +380,40 @@ class _Reader:
             email = self.email_address(obj)
             if email:
                 fragment.set(("spec", "emailAddress"), email, self.origin(obj))
+            self.replication_values(obj, fragment, name)
         else:
             default_pf = leaf_name(obj.get("PublicFolderDatabase"))
             if default_pf:
                 fragment.set(("spec", "defaultPublicFolderDatabase"), default_pf, self.origin(obj, "PublicFolderDatabase"))
                 fragment.default_store_place = store_place(obj.get("PublicFolderDatabase"))
         self.collector.add(fragment)
+
+    def replication_values(self, obj: PSObject, fragment: Fragment, name: str) -> None:
+        """Get-PublicFolderDatabase's replication settings the input model holds:
+        ReplicationMessageSize (a ByteQuantifiedSize, "300 KB (307,200 bytes)") is
+        `Replication Message Size Limit`; ReplicationPeriod (the "replicate always"
+        interval, a TimeSpan or whole minutes) is `Replication Send Always`."""
+        size = obj.get("ReplicationMessageSize")
+        if size is not None:
+            count = byte_count(size)
+            if count is None:
+                self.warn(obj, f"store {name}: ReplicationMessageSize is '{size}', not a size: not imported",
+                          "ReplicationMessageSize")
+            else:
+                text = f"{count // 1024}KB" if count and count % 1024 == 0 else count
+                fragment.set(("spec", "replication", "Replication Message Size Limit"), text,
+                             self.origin(obj, "ReplicationMessageSize"))
+        period = obj.get("ReplicationPeriod")
+        if period is not None:
+            minutes = period if isinstance(period, int) and not isinstance(period, bool) else None
+            text = format_timespan(minutes * 600_000_000) if minutes is not None and minutes >= 0 \
+                else timespan_text(period)
+            if text is None:
+                self.warn(obj, f"store {name}: ReplicationPeriod is '{period}', not a duration: not imported",
+                          "ReplicationPeriod")
+            else:
+                fragment.set(("spec", "replication", "Replication Send Always"), text,
+                             self.origin(obj, "ReplicationPeriod"))
 
     # Dispatch --------------------------------------------------------------
 

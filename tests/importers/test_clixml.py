@@ -8,6 +8,7 @@ from linter.importers.clixml import DateTime, PSObject, TimeSpan, load_clixml, u
 from linter.importers.errors import SourceError
 from linter.importers.exchange import exchange_version, leaf_name, parse_admin_display_version, timespan_text, _Reader
 from linter.importers.values import format_timespan, normalize_timespan, parse_timespan
+from .conftest import FIXTURES, find_document, run_import
 
 HEAD = '<Objs Version="1.1.0.1" xmlns="http://schemas.microsoft.com/powershell/2004/04">'
 
@@ -165,3 +166,13 @@ def test_timespan_texts(text, expected):
 @given(st.integers(min_value=-(10**17), max_value=10**17))
 def test_timespan_format_parse_round_trip(ticks):
     assert parse_timespan(format_timespan(ticks)) == ticks
+
+
+def test_a_stores_replication_settings_are_imported(tmp_path):
+    # ReplicationMessageSize (50 KB, which STS005 reports) and ReplicationPeriod were dropped
+    out = tmp_path / "out"
+    result = run_import(FIXTURES / "replication-settings", "--output", out)
+    assert result.exit_code == 0, result.stderr
+    store = find_document(out, "PublicFolderDatabase", "PFDB-LON-01")
+    assert store["spec"]["replication"] == {"Replication Message Size Limit": "50KB",
+                                            "Replication Send Always": "00:15:00"}

@@ -180,6 +180,9 @@ def test_an_admins_own_layout_is_updated_in_place(tmp_path):
         "-      ConnectionTimeout: 00:10:00     # default",
         "+      ConnectionTimeout: 00:15:00     # default",
         "+      ConnectionInactivityTimeout: 00:05:00  # from GetReceiveConnector.xml",
+        # the store's ReplicationPeriod, added in the admin's indentation
+        "+    replication:",
+        "+        Replication Send Always: 00:15:00  # from GetPublicFolderDatabase.xml",
     ]
     # The store was found by name in the admin's file (not written again elsewhere).
     assert sorted(p.name for p in out.rglob("*.yaml")) == ["london.yaml", "pfdb-par-01.yaml"]
