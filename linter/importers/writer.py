@@ -37,7 +37,7 @@ from ruamel.yaml.error import CommentMark, MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, ScalarString
 from ruamel.yaml.tokens import CommentToken
 
-from .documents import API_VERSION, NAME_FIELDS, REQUIRED, Document, Item, Leaf, dotted, normalize_guid
+from .documents import API_VERSION, EXPECTED, NAME_FIELDS, REQUIRED, Document, Item, Leaf, dotted, normalize_guid
 from .errors import Origin, SourceError
 from .exchange import TRANSPORT_CONFIG
 from .values import duration_ticks
@@ -505,6 +505,12 @@ class OutputTree:
             missing = [dotted(p) for p in REQUIRED.get(doc.kind, []) if _lookup(data, p) is None]
             if missing:
                 result.incomplete.append(Incomplete(doc.kind, doc.name, yaml_file.path, missing))
+            unstated = [(dotted(p), rule) for p, rule in EXPECTED.get(doc.kind, []) if _lookup(data, p) is None]
+            if unstated:
+                result.warnings.append(
+                    f"{self.root / yaml_file.path}: warning: {doc.kind} {doc.name}: the sources do not give "
+                    + ", ".join(f"{field} ({rule} reports it missing)" for field, rule in unstated)
+                    + ": fill it in (a re-import keeps it)")
         for path in sorted(touched):
             yaml_file = self.files[path]
             status = "unchanged" if not yaml_file.changed else "created" if yaml_file.text is None else "updated"

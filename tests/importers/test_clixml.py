@@ -176,3 +176,11 @@ def test_a_stores_replication_settings_are_imported(tmp_path):
     store = find_document(out, "PublicFolderDatabase", "PFDB-LON-01")
     assert store["spec"]["replication"] == {"Replication Message Size Limit": "50KB",
                                             "Replication Send Always": "00:15:00"}
+
+
+def test_an_import_says_which_values_a_rule_will_miss(tmp_path):
+    # every imported store got HIE004 (no e-mail address) from check, and the import said nothing
+    result = run_import(FIXTURES / "replication-settings", "--output", tmp_path / "out")
+    assert result.exit_code == 0
+    assert "PFDB-LON-01: the sources do not give spec.emailAddress (HIE004 reports it missing), " \
+           "spec.created (RTE002 reports it missing)" in result.stderr
