@@ -24,7 +24,8 @@ from linter.textsafe import printable
     type=click.Path(file_okay=False, path_type=Path),
     help="Directory of input-model YAML to create or update (servers/, stores/, mailbox-databases/, organization.yaml).",
 )
-@click.option("--organization", metavar="NAME", help="Name of the Organization document, when the sources do not settle it.")
+@click.option("--organization", metavar="NAME", help="Name of the Organization document: overrides the name the sources give, and renames an existing "
+                   "Organization document.")
 @click.option("--dry-run", is_flag=True, help="Report what would be written, and write nothing.")
 def import_command(sources: tuple[str, ...], output: Path, organization: str | None, dry_run: bool) -> None:
     """Turn what admins export into input-model YAML documents.
