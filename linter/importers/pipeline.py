@@ -80,14 +80,15 @@ def _mapi_hierarchy(collector: Collector, tree: OutputTree) -> None:
 
 def run_import(sources: list[str], output: Path, organization: str | None = None, dry_run: bool = False) -> ImportResult:
     result = ImportResult()
-    files, result.errors = discover(sources)
+    named: set[Path] = set()
+    files, result.errors = discover(sources, named)
     result.sources = files
     if not files and not result.errors:
         result.errors.append(SourceError(", ".join(sources) or ".", "no import sources found (.xml, .clixml, .config or .reg files)"))
     collector = Collector()
     for path in files:
         try:
-            read_source(path, collector)
+            read_source(path, collector, walked=path not in named)
         except SourceError as exc:
             result.errors.append(exc)
     try:

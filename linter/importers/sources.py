@@ -5,7 +5,8 @@ content: a regedit header makes a ``.reg`` export, an XML root ``<Objs>`` a
 CLIXML capture, an XML root ``<configuration>`` an ``EdgeTransport.exe.config``.
 Anything else is an error. In a directory, files are taken by extension
 (``.xml``, ``.clixml``, ``.config``, ``.reg``) and the rest (READMEs, licences)
-is passed over; hidden files and directories are skipped.
+is passed over, as is well-formed XML of another kind (a report); hidden files
+and directories are skipped.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from linter.loading import read_regular
 
 from .documents import Collector
 from .edge_config import import_edge_config
-from .errors import SourceError
+from .errors import Origin, SourceError
 from .exchange import import_clixml
 from .regfile import HEADER_V4, HEADER_V5, import_reg
 from .xmlsafe import parse_xml
@@ -25,12 +26,15 @@ from .xmlsafe import parse_xml
 EXTENSIONS = {".xml", ".clixml", ".config", ".reg"}
 
 
-def discover(sources: list[str]) -> tuple[list[Path], list[SourceError]]:
-    """Files to import, sorted and without duplicates, and errors for missing paths."""
+def discover(sources: list[str], named: set[Path] | None = None) -> tuple[list[Path], list[SourceError]]:
+    """Files to import, sorted and without duplicates, and errors for missing paths.
+    ``named`` (when given) receives the files named themselves, not found in a directory."""
     files: set[Path] = set()
     errors: list[SourceError] = []
     for source in sources:
         path = Path(source)
+        if path.is_file() and named is not None:
+            named.add(path)
         if path.is_dir():
             for directory, dirnames, filenames in os.walk(path):
                 dirnames[:] = [d for d in dirnames if not d.startswith(".")]
@@ -57,8 +61,9 @@ def _is_reg(data: bytes) -> bool:
     return text.startswith(HEADER_V5) or text.startswith(HEADER_V4)
 
 
-def read_source(path: Path, collector: Collector) -> None:
-    """Import one file into ``collector``; raises SourceError."""
+def read_source(path: Path, collector: Collector, walked: bool = False) -> None:
+    """Import one file into ``collector``; raises SourceError. ``walked``: found in a
+    directory given as a source (not named itself)."""
     try:
         data = read_regular(path)  # a FIFO or /dev/zero among the sources is refused, not read
     except OSError as exc:
@@ -79,10 +84,17 @@ def read_source(path: Path, collector: Collector) -> None:
         import_clixml(path, data, collector, root)
     elif root.tag == "configuration":
         import_edge_config(path, data, collector, root)
+    elif walked:
+        # another tool's XML next to the captures (a HealthChecker report): passed over as a
+        # README is; named on the command line it is an error
+        collector.warn(Origin(str(path), root.line, root.column),
+                       f"not a capture exlint imports (root element <{root.tag}>, neither a CLIXML <Objs> nor a "
+                       ".config <configuration>): skipped")
     else:
         raise SourceError(
             str(path),
-            f"unknown XML file: root element <{root.tag}> is neither a CLIXML <Objs> nor a .config <configuration>",
+            f"unknown XML file: root element <{root.tag}> is neither a CLIXML <Objs> nor a .config <configuration>; "
+            "capture the cmdlet's output with Export-Clixml, or leave the file out",
             root.line,
             root.column,
         )

@@ -203,3 +203,20 @@ def test_xml_in_another_encoding_than_it_declares_says_so():
     with pytest.raises(SourceError) as caught:  # a real syntax error gets no such hint
         parse_xml("tags.xml", b"<a><b>\xc3\xbc</a>")
     assert "encoding" not in str(caught.value)
+
+
+def test_another_tools_xml_next_to_the_captures_is_passed_over(tmp_path):
+    # a HealthChecker report beside the captures aborted the whole import
+    sources = tmp_path / "src"
+    sources.mkdir()
+    (sources / "GetPublicFolderDatabase.xml").write_bytes(
+        (FIXTURES / "replication-settings" / "GetPublicFolderDatabase.xml").read_bytes())
+    report = sources / "HealthChecker-Report.xml"
+    report.write_text('<?xml version="1.0"?>\n<Report><Server>EX1</Server></Report>\n')
+    out = tmp_path / "out"
+    result = run_import(sources, "--output", out)
+    assert result.exit_code == 0, result.stderr
+    assert f"{report}:2:1: warning: not a capture exlint imports (root element <Report>" in result.stderr
+    assert (out / "stores" / "pfdb-lon-01.yaml").is_file()
+    named = run_import(report, "--output", tmp_path / "other")  # named on the command line: an error
+    assert named.exit_code == 2 and "unknown XML file" in named.stderr and "Export-Clixml" in named.stderr
