@@ -160,6 +160,8 @@ def parse_reg(path: str | Path, data: bytes) -> list[RegValue]:
             if not stripped.endswith("]"):
                 raise SourceError(path, "key line without a closing ']'", number, column)
             key = stripped[1:-1]
+            if key.startswith("-"):  # [-KEY]: regedit deletes the key (and its subkeys)
+                values.append(RegValue(key, "", "delete-key", None, number, column))
             continue
         if key is None:
             raise SourceError(path, "value before any [key] line", number, column)
@@ -198,11 +200,27 @@ def parse_reg(path: str | Path, data: bytes) -> list[RegValue]:
 
 
 def import_reg(path: str | Path, data: bytes, collector: Collector) -> None:
+    """What regedit would leave in the registry, read as it applies the file: keys and
+    value names compared case-insensitively, a value written again replacing the
+    earlier one, a ``[-KEY]`` line deleting the key with the values written so far."""
     path = str(path)
     fragments: dict[str, Fragment] = {}
+    written: dict[str, dict[str, tuple[str, object, Origin]]] = {}  # key -> value name -> (name, value, where)
     skipped_keys: dict[str, Origin] = {}
+    shown: dict[str, str] = {}  # key -> the key as first written
     for value in parse_reg(path, data):
         origin = Origin(path, value.line, value.column)
+        if value.key.startswith("-"):
+            gone = value.key[1:].casefold()
+            dropped = [k for k in written if k == gone or k.startswith(gone + "\\")]
+            for key in dropped:
+                collector.warn(origin, f"[{value.key}] deletes [{shown[key]}] and the values written "
+                                       "to it above: they are not imported")
+                del written[key]
+            if not dropped and "\\msexchangeis" in gone:
+                collector.warn(origin, f"[{value.key}] deletes a key: an import adds and updates values, it "
+                                       "removes none an earlier import wrote; delete those by hand")
+            continue
         match = _STORE_KEY.match(value.key)
         if match is None:
             skipped_keys.setdefault(value.key, origin)
@@ -217,7 +235,8 @@ def import_reg(path: str | Path, data: bytes, collector: Collector) -> None:
         if not isinstance(value.value, (int, str)):
             collector.warn(origin, f"{label}: {value.type} values are not in the input model (integers and strings only): skipped")
             continue
-        if value.key not in fragments:
+        key = value.key.casefold()
+        if key not in fragments:
             public = match["type"].lower() == "public"
             kind = "PublicFolderDatabase" if public else "MailboxDatabase"
             guid = normalize_guid(match["guid"])
@@ -226,9 +245,19 @@ def import_reg(path: str | Path, data: bytes, collector: Collector) -> None:
             fragment.if_new.append((("spec", "server"), server, origin))
             if public:
                 fragment.if_new.append((("spec", "guid"), guid, origin))
-            fragments[value.key] = fragment
-        fragments[value.key].set(("spec", "registry", value.name), value.value, origin)
-    for fragment in fragments.values():
+            shown[key] = value.key
+            fragments[key] = fragment
+        values = written.setdefault(key, {})
+        earlier = values.get(value.name.casefold())
+        if earlier is not None:
+            collector.warn(earlier[2], f"{label}: written again on line {value.line}; the later value is imported, "
+                                       "as regedit applies it")
+        # the value keeps the name as first written (regedit updates the existing value)
+        values[value.name.casefold()] = (earlier[0] if earlier else value.name, value.value, origin)
+    for key, values in written.items():
+        fragment = fragments[key]
+        for name, data_value, origin in values.values():
+            fragment.set(("spec", "registry", name), data_value, origin)
         collector.add(fragment)
     for key, origin in skipped_keys.items():
         collector.warn(origin, f"values under [{key}] skipped: only MSExchangeIS\\<server>\\Public-<GUID> and Private-<GUID> keys are imported")

@@ -219,3 +219,36 @@ def test_a_placeholder_mailbox_database_is_renamed_when_its_capture_arrives(tmp_
     databases = [d for docs in load_documents(out).values() for d in docs if d["kind"] == "MailboxDatabase"]
     assert [d["metadata"]["name"] for d in databases] == ["MBXDB-LON-01"], databases
     assert databases[0]["spec"]["registry"]  # the values the registry key gave are kept
+
+
+def _reg_file(tmp_path, body: str):
+    path = tmp_path / "store.reg"
+    path.write_bytes(("REGEDIT4\r\n\r\n" + body.replace("\n", "\r\n")).encode("cp1252"))
+    return path
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a value written twice (in any case) keeps the later value under its first name, as regedit
+    # applies the file (the same name twice was a conflict, another case silently a second value)
+    (f'[{PF_KEY}]\n"Track Duplicates (in hours)"=dword:00000001\n"track duplicates (in hours)"=dword:00000002\n',
+     {"Track Duplicates (in hours)": 2}),
+    (f'[{PF_KEY}]\n"Track Duplicates (in hours)"=dword:00000001\n[{PF_KEY.lower()}]\n'
+     '"Track Duplicates (in hours)"=dword:00000003\n', {"Track Duplicates (in hours)": 3}),
+    # [-KEY] deletes the values written above it
+    (f'[{PF_KEY}]\n"Track Duplicates (in hours)"=dword:00000001\n[-{PF_KEY}]\n[{PF_KEY}]\n'
+     '"Background Cleanup (in msecs)"=dword:00000064\n', {"Background Cleanup (in msecs)": 100}),
+])
+def test_a_reg_file_is_read_as_regedit_applies_it(tmp_path, body, expected):
+    out = tmp_path / "out"
+    result = run_import(_reg_file(tmp_path, body), "--output", out)
+    assert result.exit_code == 0, result.stderr
+    (store,) = [d for docs in load_documents(out).values() for d in docs if d["kind"] == "PublicFolderDatabase"]
+    assert store["spec"]["registry"] == expected
+
+
+def test_a_deleted_key_is_said_to_be(tmp_path):
+    result = run_import(_reg_file(tmp_path, f'[{PF_KEY}]\n"Track Duplicates (in hours)"=dword:00000001\n[-{PF_KEY}]\n'),
+                        "--output", tmp_path / "out")
+    assert result.exit_code == 0 and "and the values written to it above: they are not imported" in result.stderr
+    assert not [d for docs in load_documents(tmp_path / "out").values() for d in docs
+                if d["kind"] == "PublicFolderDatabase"]
