@@ -450,6 +450,11 @@ class _Reader:
 
 def import_clixml(path: str | Path, data: bytes, collector: Collector, root: Node | None = None) -> None:
     reader = _Reader(str(path), collector)
+    count = 0
     for obj in load_clixml(path, data, root):
         reader.read(obj)
+        count += 1
     reader.finish()
+    if not count:  # an export of a cmdlet that returned nothing: said, not silently nothing
+        collector.warn(Origin(str(path), root.line if root else 1, root.column if root else 1),
+                       "the capture holds no objects (<Objs> is empty): nothing imported")

@@ -74,7 +74,12 @@ def file_stem(name: str) -> str:
     if len(stem) > MAX_STEM:
         digest = hashlib.sha256(name.casefold().encode("utf-8", "surrogatepass")).hexdigest()[:10]
         stem = stem[:MAX_STEM - 11].rstrip("-.") + "-" + digest
+    if stem.split(".")[0] in _WINDOWS_RESERVED:  # stores/con.yaml cannot be checked out on Windows
+        stem = "_" + stem
     return stem or "unnamed"
+
+
+_WINDOWS_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
 def default_path(kind: str, name: str) -> Path:

@@ -220,3 +220,17 @@ def test_another_tools_xml_next_to_the_captures_is_passed_over(tmp_path):
     assert (out / "stores" / "pfdb-lon-01.yaml").is_file()
     named = run_import(report, "--output", tmp_path / "other")  # named on the command line: an error
     assert named.exit_code == 2 and "unknown XML file" in named.stderr and "Export-Clixml" in named.stderr
+
+
+def test_an_empty_capture_is_said_to_be(tmp_path):
+    empty = tmp_path / "GetPublicFolderDatabase.xml"
+    empty.write_text('<Objs Version="1.1.0.1" xmlns="http://schemas.microsoft.com/powershell/2004/04"></Objs>')
+    result = run_import(empty, "--output", tmp_path / "out")
+    assert result.exit_code == 0 and "the capture holds no objects" in result.stderr
+
+
+def test_a_name_windows_reserves_gets_a_file_windows_can_hold():
+    from linter.importers.writer import file_stem
+
+    assert [file_stem(n) for n in ("CON", "nul.db", "LPT1", "Console", "PFDB-LON")] == \
+        ["_con", "_nul.db", "_lpt1", "console", "pfdb-lon"]
