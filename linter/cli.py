@@ -236,7 +236,7 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         raise ExitError("--unsafe-fixes applies with --fix or --diff: add one of them")
     options = Options(
         paths=list(paths), root=root, config=config,
-        select=split_rule_ids(select), ignore=split_rule_ids(ignore),
+        select=split_rule_ids(select, "--select"), ignore=split_rule_ids(ignore, "--ignore"),
         inline_suppressions=not no_inline_suppressions,
         use_cache=not no_cache, allow_empty=allow_empty, hook=hook,
     )
@@ -436,6 +436,12 @@ def explain(rule_id, config):
         from linter.docs import RULE_FAILED_TEXT
 
         click.echo(RULE_FAILED_TEXT, nl=False)
+        return
+    family = sorted(rid for rid in rules if rid.startswith(rule_id.upper())) if rule is None else []
+    if family:  # a prefix (`explain DUP`): the rules it names, one line each, as `rules` lists them
+        for rid in family:
+            click.echo(f"{rid}  {rules[rid].severity:<8} {rules[rid].title}")
+        click.echo(f"\n{len(family)} rule(s); exlint explain {family[0]} for one of them")
         return
     if rule is None:
         from linter.config import did_you_mean

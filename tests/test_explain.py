@@ -72,3 +72,16 @@ def test_explain_command_prints_the_page():
     assert result.exit_code == 0
     assert result.output == explain_text(RULES["DUP001"])
     assert "Track Duplicates (in hours): 5000" in result.output
+
+
+def test_explain_a_prefix_lists_its_rules():
+    result = CliRunner().invoke(cli, ["explain", "dup"])
+    assert result.exit_code == 0, result.output
+    listed = [line.split()[0] for line in result.output.splitlines() if line.startswith("DUP")]
+    assert listed == sorted(r for r in load_rules() if r.startswith("DUP")) and len(listed) >= 5
+
+
+@pytest.mark.parametrize("value", ["", " , "])
+def test_an_empty_select_is_a_usage_error_not_every_rule(value):
+    result = CliRunner().invoke(cli, ["check", "--select", value, "."])
+    assert result.exit_code == 2 and "needs a rule ID or prefix" in result.output

@@ -185,7 +185,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             configurations = [read_config(Path(config))] * len(groups)
         configuration = configurations[0]
         # every rule ID named is checked first, as `check` does: a typo must not pass the gate
-        rules = load_checked_rules(configuration, split_rule_ids(select), split_rule_ids(ignore))
+        rules = load_checked_rules(configuration, split_rule_ids(select, "--select"), split_rule_ids(ignore, "--ignore"))
     except (SessionError, ConfigError, PackError) as exc:
         raise ExitError(str(exc)) from None
     from linter.engines.spark import job
