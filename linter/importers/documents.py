@@ -9,6 +9,7 @@ and left out, never chosen silently.
 from __future__ import annotations
 
 import datetime
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -96,7 +97,12 @@ class Leaf:
 
     @property
     def labels(self) -> list[str]:
-        return sorted({origin.label for origin in self.origins})
+        """The files a value came from, by name; two files of one name (each server's
+        EdgeTransport.exe.config) are told apart by their folders."""
+        paths = sorted({origin.path for origin in self.origins})
+        names = [os.path.basename(path) for path in paths]
+        return sorted({(f"{os.path.basename(os.path.dirname(path))}/{name}".lstrip("/")
+                        if names.count(name) > 1 else name) for path, name in zip(paths, names)})
 
 
 @dataclass

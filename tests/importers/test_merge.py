@@ -323,3 +323,15 @@ def test_one_store_captured_twice_is_one_document(tmp_path):
     result = run_import(sources, "--output", out)
     assert result.exit_code == 0, result.stderr
     assert len(load_documents(out)) == 2  # the two servers' stores, each once
+
+
+def test_two_sources_of_one_file_name_are_told_apart_in_the_comment(tmp_path):
+    # "# from EdgeTransport.exe.config" named one file of two that gave the value
+    config = (FIXTURES / "estate" / "EdgeTransport.exe.config").read_bytes()
+    for server in ("ex1", "ex2"):
+        (tmp_path / server).mkdir()
+        (tmp_path / server / "EdgeTransport.exe.config").write_bytes(config)
+    out = tmp_path / "out"
+    result = run_import(tmp_path / "ex1", tmp_path / "ex2", "--output", out, "--organization", "Contoso")
+    assert result.exit_code == 0, result.stderr
+    assert "# from ex1/EdgeTransport.exe.config, ex2/EdgeTransport.exe.config" in (out / "organization.yaml").read_text()
