@@ -164,6 +164,17 @@ class ExlintGroup(click.Group):
             if exc.filename is None:
                 raise stdout_failed(exc) from None
             raise ExitError(f"{exc.filename}: {exc.strerror or exc}") from None
+        except (SystemExit, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as exc:  # a bug of exlint's: one line, the trace only with --debug
+            if _debug(ctx):
+                raise
+            raise ExitError(f"internal error: {type(exc).__name__}: {exc}; this is a bug in exlint: run the same "
+                            "command with --debug (exlint --debug ...) for the trace, and report it") from None
+
+
+def _debug(ctx) -> bool:
+    return bool(ctx.params.get("debug") or "--debug" in sys.argv[1:] or os.environ.get("EXLINT_DEBUG"))
 
 
 def _flush_stdout() -> None:
@@ -177,7 +188,8 @@ def _flush_stdout() -> None:
 
 @click.group(cls=ExlintGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="exlint")
-def cli():
+@click.option("--debug", is_flag=True, help="Show the full trace of an internal error (also EXLINT_DEBUG=1).")
+def cli(debug):
     """exlint: lint Exchange public-folder replication and transport settings kept as YAML."""
 
 

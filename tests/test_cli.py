@@ -344,3 +344,20 @@ def test_an_empty_path_is_an_error_not_the_working_directory(repo):
 def test_generate_refuses_an_absurd_number_of_servers(tmp_path):
     result = invoke("generate", "--servers", "99999999999999", "--format", "jsonl", "--output", tmp_path / "x.jsonl")
     assert result.exit_code == 2 and not (tmp_path / "x.jsonl").exists()
+
+
+def test_an_internal_error_is_one_line_and_its_trace_only_with_debug(repo, monkeypatch):
+    import linter.runner
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(linter.runner, "lint", broken)
+    monkeypatch.delenv("EXLINT_DEBUG", raising=False)
+    result = CliRunner().invoke(cli, ["check", str(repo)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr.strip().splitlines() == [
+        "exlint: error: internal error: RuntimeError: boom; this is a bug in exlint: run the same command with "
+        "--debug (exlint --debug ...) for the trace, and report it"], result.stderr
+    traced = CliRunner().invoke(cli, ["--debug", "check", str(repo)])
+    assert isinstance(traced.exception, RuntimeError)  # the trace, as Python prints it
