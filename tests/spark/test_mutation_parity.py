@@ -20,6 +20,7 @@ from linter.estate import build_estate
 from linter.loading.jsonl import load_jsonl
 from linter.policy.packs import load_rules
 from parity import EstateSpec, key, local_findings, run_spark
+from test_fuzz import _paths as paths_below  # every key and list index below a document
 
 RULES = load_rules()
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "estate"
@@ -37,19 +38,8 @@ def _documents() -> list[dict]:
     return documents
 
 
-def _places(node, path=()):
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield path + (k,)
-            yield from _places(v, path + (k,))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield path + (i,)
-            yield from _places(v, path + (i,))
-
-
 def _mutate(document: dict, rng: random.Random) -> None:
-    places = list(_places(document))
+    places = list(paths_below(document, ()))
     if not places:  # a value an earlier mutation emptied
         return
     place = rng.choice(places)
