@@ -103,3 +103,17 @@ def test_a_link_out_of_the_repository_is_not_fixed_for_that_reason(estate, tmp_p
     result = invoke("check", "--fix", ".")
     said = [line for line in result.stderr.splitlines() if "linked.yaml" in line]
     assert said and "syntax error" not in said[0] and "outside the repository" in said[0], result.stderr
+
+
+def test_a_finding_in_a_document_fix_leaves_alone_is_not_marked_fixable(estate):
+    # DUP001 in a document using an alias was marked [*] and counted as fixable, then refused
+    store = estate / "stores" / "aliased.yaml"
+    store.write_text("apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: PFDB-ALIAS}\nspec:\n"
+                     "  server: EX03-NYC-01\n  hierarchy: Public Folders\n  registry:\n"
+                     "    Track Duplicates (in hours): &td 5000\n    Background Cleanup (in msecs): *td\n")
+    report = invoke("check", "stores/aliased.yaml")
+    line = next(line for line in report.stdout.splitlines() if "DUP001" in line)
+    assert "[*]" not in line and "fixable with --fix" not in report.stdout.replace("0 fixable with --fix", ""), \
+        report.stdout
+    result = invoke("check", "--fix", "stores/aliased.yaml")
+    assert "anchors, aliases or merge keys" in result.stderr

@@ -92,6 +92,8 @@ def available_fixes(result) -> dict[int, str]:
         if file is None or _syntax_error(file) is not None:
             continue
         document = _document_for(file, finding)
+        if document is not None and document.aliased:  # --fix leaves it alone: not marked fixable
+            continue
         try:
             action = document and planner.action(finding, result.rules[finding.rule], specs[finding.rule], document)
         except Unfixable:

@@ -212,7 +212,7 @@ def load_text(text: str, path: str) -> LoadedFile:
                         )
                     )
                 loaded.documents.append(Document(path, index, line, column, built.data, built.marks,
-                                                 built.key_marks))
+                                                 built.key_marks, aliased=built.aliased))
                 index += 1
         except BoundError as exc:
             line, column = exc.problem_mark.line + 1 + chunk.first_line, exc.problem_mark.column + 1

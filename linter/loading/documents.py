@@ -21,6 +21,7 @@ class Document:
     # False only when the loader knows no integer in it is past 64 bits (a JSON line
     # without a run of 19 digits): validation then skips its walk looking for one
     wide_ints: bool = True
+    aliased: bool = False  # uses YAML aliases or merge keys (--fix does not edit such a document)
 
     def key_position(self, path: tuple) -> tuple[int, int]:
         """Where the key of ``path`` is written (an unknown or misspelt key is reported there)."""

@@ -59,6 +59,7 @@ class Constructed:
     # nodes already built: a node met again is an alias (``key: *name``), whose values are
     # placed at the alias's key, where the user wrote that they apply, not at the anchor
     built: set[int] = field(default_factory=set)
+    aliased: bool = False  # an alias or a merge key is used: --fix leaves the document alone
 
 
 def _pos(node: Node, line_offset: int) -> tuple[int, int]:
@@ -170,8 +171,10 @@ def _build(node: Node, path: Path, dotted: str, depth: int, off: int, out: Const
         line, column = _pos(node, off)
         raise ConstructError("EXL001", f"nesting deeper than {MAX_DEPTH} levels; this is not an exlint document", line, column)
     _check_tag(node, off)
-    if alias_at is None and id(node) in out.built and key_pos is not None:
-        alias_at = key_pos  # the anchor's node again: `key: *name`
+    if id(node) in out.built:
+        out.aliased = True
+        if alias_at is None and key_pos is not None:
+            alias_at = key_pos  # the anchor's node again: `key: *name`
     out.built.add(id(node))
     is_block = not getattr(node, "flow_style", False) and not isinstance(node, ScalarNode)
     out.marks.setdefault(dotted, alias_at or (key_pos if (is_block and key_pos) else _pos(node, off)))
@@ -185,6 +188,7 @@ def _build(node: Node, path: Path, dotted: str, depth: int, off: int, out: Const
     own = {id(k) for k, _ in node.value}
     # a value a merge key (`<<: *base`) brings in is placed at the `<<`, where it was applied
     merged_at = next((_pos(k, off) for k, _ in node.value if k.tag == _MERGE), None)
+    out.aliased = out.aliased or merged_at is not None
     for key_node, value_node in _merged_pairs(node, off):
         if not isinstance(key_node, ScalarNode):
             line, column = _pos(key_node, off)
