@@ -115,6 +115,12 @@ def _write_into(target: Target, data: bytes) -> None:
         os.close(fd)
 
 
+def read_only(path: str, info: os.stat_result) -> bool:
+    """A file no write bit allows writing (refused even when running as root), or one
+    this process may not write."""
+    return not info.st_mode & 0o222 or not os.access(path, os.W_OK)
+
+
 def atomic_write(path: str, data: bytes, expected: bytes | None = None, create: bool = False,
                  special: bool = False, follow: bool = False) -> None:
     """Replace the file at ``path`` with ``data``, atomically.
@@ -155,7 +161,7 @@ def atomic_write(path: str, data: bytes, expected: bytes | None = None, create: 
     else:
         target = os.path.realpath(path)
         info = os.stat(target)
-    if info is not None and (not info.st_mode & 0o222 or not os.access(target, os.W_OK)):
+    if info is not None and read_only(target, info):
         raise PermissionError(errno.EACCES, "the file is read-only", path)
     if expected is not None:
         with open(target, "rb") as handle:

@@ -59,6 +59,11 @@ class Config:
                 return f"{name}:{mark[0]}:{mark[1]}"
         return name
 
+    def runs_any(self, prefix: str, rule_ids, select=(), ignore=()) -> bool:
+        """Whether a run evaluates any rule ``prefix`` (an ID or prefix) names: a
+        suppression of a rule --select or --ignore left out is not unused (EXL010)."""
+        return any(self.enabled(rule_id, select, ignore) for rule_id in rule_ids if rule_id.startswith(prefix))
+
     def enabled(self, rule_id: str, select=(), ignore=()) -> bool:
         if rule_id == RULE_FAILED:  # never hidden (linter.findings)
             return True

@@ -23,7 +23,7 @@ class ExitError(click.ClickException):
 def split_rule_ids(values, option: str = "--select/--ignore") -> tuple[str, ...]:
     """--select/--ignore values: repeatable and comma-separated, case-insensitive. An empty
     value (`--select ''`, a CI variable left unset) is a usage error: it would select every rule."""
-    if any(not value.strip() or not any(part.strip() for part in value.split(",")) for value in values):
+    if any(not any(part.strip() for part in value.split(",")) for value in values):
         raise click.UsageError(f"{option} needs a rule ID or prefix, not an empty value")
     return tuple(part.strip().upper() for value in values for part in value.split(",") if part.strip())
 

@@ -277,11 +277,9 @@ def _lint_one(options: Options, progress) -> Result:
     if options.inline_suppressions:
         suppressions = [s for lf in loaded if lf.path in reported_files for s in parse_suppressions(lf.path, lf.text)]
         findings = apply_suppressions(findings, suppressions)
-        def ran(rule: str) -> bool:
-            return any(config.enabled(rule_id, options.select, options.ignore)
-                       for rule_id in rules if rule_id.startswith(rule))
-
-        unused = finalize(unused_suppressions(suppressions, rules, ran), rules, config, options.select, options.ignore)
+        unused = finalize(unused_suppressions(suppressions, rules,
+                                              lambda rule: config.runs_any(rule, rules, options.select, options.ignore)),
+                          rules, config, options.select, options.ignore)
         findings.extend(unused)
     documents = sum(len(lf.documents) for lf in loaded if lf.path in reported_files)
     result = Result(sort_findings(findings), len(reported_files), documents, config, rules, estate, root, loaded,

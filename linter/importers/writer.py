@@ -13,7 +13,7 @@ not rewritten at all.
 """
 from __future__ import annotations
 
-from linter.atomic import atomic_write
+from linter.atomic import atomic_write, read_only
 from linter.loading import refusal
 from linter.schema import KINDS
 from linter.suffixes import YAML_SUFFIXES
@@ -556,8 +556,7 @@ class OutputTree:
                     raise SourceError(str(target), "appeared while importing, or is not a regular file: move it "
                                       "aside, or import into another directory; nothing was written")
                 # atomic_write refuses a read-only file: found here, not after other files were written
-                info = os.stat(target)
-                if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
+                if read_only(str(target), os.stat(target)):
                     raise SourceError(str(target), "cannot write: the file is read-only; make it writable "
                                       "(chmod u+w), or import into another directory; nothing was written")
 

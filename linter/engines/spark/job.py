@@ -145,8 +145,8 @@ def suppress(spark, model: Model, findings, suppressions, rules, config, select,
                    + f" ELSE {message} END")
     # a suppression of a rule --select or --ignore left out is not unused: it was not asked
     typo_names = {name for name, _ in typos}
-    not_run = sorted(name for name in names if name not in typo_names and not any(
-        config.enabled(rule_id, select, ignore) for rule_id in rules if rule_id.startswith(name)))
+    not_run = sorted(name for name in names
+                     if name not in typo_names and not config.runs_any(name, rules, select, ignore))
     asked = f" WHERE NOT `s`.`rule` IN ({', '.join(string(n) for n in not_run)})" if not_run else ""
     unused = spark.sql(
         f"SELECT `s`.`_est`, {string(UNUSED_RULE)} AS `rule`, 'warning' AS `severity`, "
