@@ -65,6 +65,14 @@ def test_integers_past_64_bits_are_reported_whether_or_not_the_line_is_walked():
         assert [f.path for f in found] == ["spec.servicePack"], value
     edge, _ = json_document(json.dumps({**base, "spec": {**base["spec"], "servicePack": 2**63 - 1}}), "f.jsonl", 0, 1)
     assert not [f for f in validate_document(edge)[0] if "64-bit" in f.message]
+    # found by the walk that marks the paths, in a list too, and past int()'s digit limit
+    listed, _ = json_document(json.dumps({**base, "spec": {**base["spec"], "servicePack": [1, 2**64]}}), "f.jsonl", 0, 1)
+    assert listed.wide_ints is True
+    huge, findings = json_document(json.dumps(base)[:-2] + ', "servicePack": ' + "9" * 5000 + "}}", "f.jsonl", 0, 1)
+    assert not findings and huge.wide_ints is True
+    assert [f.path for f in validate_document(huge)[0] if "64-bit" in f.message] == ["spec.servicePack"]
+    digits, _ = json_document(json.dumps({**base, "spec": {**base["spec"], "site": "9" * 30}}), "f.jsonl", 0, 1)
+    assert digits.wide_ints is False  # a long digit run in a text is no integer
 
 
 def _reference_row(columns, record: dict, est: int, rid: int) -> tuple:

@@ -28,10 +28,9 @@ def _object_pairs(pairs):
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-# a digit run longer than this may be an integer too long for int(): only then is
-# every integer parsed in Python (json's C scanner parses the others)
-_LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_INT_TEXT + 1))
-_INT64_DIGITS = re.compile(r"\d{19}")  # 2**63 has 19 digits: an integer without such a run fits 64 bits
+# built once: json.loads builds a decoder per call when given a hook
+_DECODER = json.JSONDecoder(object_pairs_hook=_object_pairs)
+_INT64_LOW, _INT64_HIGH = -(2 ** 63), 2 ** 63 - 1
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins valid pairs
 
 
@@ -80,25 +79,33 @@ def _repeated_keys(value, trail: list, duplicates: list) -> None:
             trail.pop()
 
 
-def _mark_paths(value, dotted: str, marks: dict, position) -> bool:
+REPEATS, WIDE = 1, 2  # what _mark_paths finds under a value
+
+
+def _mark_paths(value, dotted: str, marks: dict, position) -> int:
     """Marks every path under ``value`` (dotted as format_path writes it) at
     ``position``, calling itself only for containers (the parse of 100,000 servers
-    marks 15 million values); True when an object under it repeats a key."""
-    repeats = False
+    marks 15 million values); returns REPEATS when an object under it repeats a
+    key, WIDE when an integer under it is past 64 bits (validation then looks for it)."""
+    found = 0
     if isinstance(value, dict):
-        repeats = value.__class__ is _JsonObject
-        for key, child in value.items():
-            path = f"{dotted}.{key}" if dotted else key
-            marks[path] = position
-            if child and isinstance(child, (dict, list)):
-                repeats |= _mark_paths(child, path, marks, position)
+        if value.__class__ is _JsonObject:
+            found = REPEATS
+        pairs = value.items()
+        prefix = dotted + "." if dotted else ""
     else:
-        for index, child in enumerate(value):
-            path = f"{dotted}[{index}]"
-            marks[path] = position
-            if child and isinstance(child, (dict, list)):
-                repeats |= _mark_paths(child, path, marks, position)
-    return repeats
+        pairs = enumerate(value)
+        prefix = None
+    for key, child in pairs:
+        path = prefix + key if prefix is not None else f"{dotted}[{key}]"
+        marks[path] = position
+        kind = child.__class__
+        if kind is dict or kind is list or kind is _JsonObject:
+            if child:
+                found |= _mark_paths(child, path, marks, position)
+        elif kind is not str and isinstance(child, int) and not _INT64_LOW <= child <= _INT64_HIGH:
+            found |= WIDE
+    return found
 
 
 def _plain(value):
@@ -123,10 +130,15 @@ _JSON_HINTS = {
 def json_document(text: str, display: str, index: int, line: int):
     """(Document or None, findings) of one JSON text; every value is placed at
     (line, 1): a JSON line has no finer positions worth their cost."""
-    wide_ints = _INT64_DIGITS.search(text) is not None
     try:
-        data = json.loads(text, object_pairs_hook=_object_pairs,
-                          parse_int=_int if wide_ints and _LONG_DIGITS.search(text) else None)
+        try:
+            data = _DECODER.decode(text)
+        except ValueError as exc:
+            if not isinstance(exc, json.JSONDecodeError) and "integer string conversion" in str(exc):
+                # an integer too long for int(): every integer of this line parsed in Python
+                data = json.JSONDecoder(object_pairs_hook=_object_pairs, parse_int=_int).decode(text)
+            else:
+                raise
     except RecursionError:
         return None, [Finding("EXL001", "error", "nesting too deep for a JSON parser", display, line, 1)]
     except ValueError as exc:
@@ -145,7 +157,8 @@ def json_document(text: str, display: str, index: int, line: int):
     position = (line, 1)
     marks: dict = {"": position}
     duplicates: list = []
-    if isinstance(data, (dict, list)) and _mark_paths(data, "", marks, position):
+    found = _mark_paths(data, "", marks, position) if isinstance(data, (dict, list)) else 0
+    if found & REPEATS:
         _repeated_keys(data, [], duplicates)
     findings = [
         Finding("EXL002", "error",
@@ -156,7 +169,7 @@ def json_document(text: str, display: str, index: int, line: int):
     ]
     # only an object that repeats a key is not a plain dict
     return Document(display, index, line, 1, _plain(data) if duplicates else data, marks,
-                    wide_ints=wide_ints), findings
+                    wide_ints=bool(found & WIDE)), findings
 
 
 def line_item(number: int, raw: bytes):
