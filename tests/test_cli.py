@@ -236,6 +236,16 @@ def test_config_option_override_changes_a_threshold(repo):
     assert data["findings"] == []
     write(repo / ".exlint.yaml", "thresholds: {DUP002: 200}\n")
     assert [f["rule"] for f in report("--select", "DUP002", repo)[1]["findings"]] == ["DUP002"]
+    # Exchange 2007 and later read DeliveredTo Expiration in Hours: the same threshold, in its own check
+    write(repo / "servers" / "b.yaml", SERVER.format(name="EX10-B", site="London").replace("  dag: DAG-1\n", ""))
+    write(repo / "stores" / "b.yaml", STORE.format(name="PFDB-B", server="EX10-B")
+          + "  registry:\n    DeliveredTo Expiration in Hours: 300\n")
+    write(repo / ".exlint.yaml", "thresholds: {DUP002: 250}\n")
+    found = report("--select", "DUP002", repo)[1]["findings"]
+    assert sorted(f["message"].split(" is ")[0] for f in found) == ["DeliveredTo Expiration in Hours",
+                                                                     "Track Duplicates (in hours)"]
+    write(repo / ".exlint.yaml", "thresholds: {DUP002: 300}\n")
+    assert report("--select", "DUP002", repo)[1]["findings"] == []
 
 
 def test_inline_suppressions(repo):

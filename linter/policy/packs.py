@@ -426,7 +426,7 @@ def parse_rule(raw: dict, validator: _Validator, pack: str = "", overrides: dict
         if problem:  # linter.config.check_options says where, before rules load
             raise PackError(f"{rule_id}: option {name} is {value!r}: {problem}")
         options[name] = value
-    raw = {k: (_substitute(v, options, rule_id) if k in CHECK_KEYS else v) for k, v in raw.items()}
+    raw = {k: (_substitute(v, options, rule_id) if k in CHECK_KEYS or k == "checks" else v) for k, v in raw.items()}
     severity = raw.get("severity")
     if severity not in SEVERITIES:
         raise PackError(f"{rule_id}: severity must be one of {', '.join(SEVERITIES)}")
