@@ -442,6 +442,9 @@ def explain(rule_id, config):
     """Explain a rule: what it checks, why, source, examples, how to fix."""
     from linter.docs import explain_text
 
+    rule_id = rule_id.strip()
+    if not rule_id:  # an empty prefix would name every rule: a usage slip, as an empty --select is
+        raise click.UsageError("RULE_ID is empty: name a rule (DUP001) or a prefix (DUP); `exlint rules` lists them")
     rules = _load_rules_or_exit(config)
     rule = rules.get(rule_id.upper())
     if rule is None and rule_id.upper() == RULE_FAILED:
@@ -449,10 +452,13 @@ def explain(rule_id, config):
 
         click.echo(RULE_FAILED_TEXT, nl=False)
         return
-    family = sorted(rid for rid in rules if rid.startswith(rule_id.upper())) if rule is None else []
+    family = sorted(rid for rid in [*rules, RULE_FAILED] if rid.startswith(rule_id.upper())) if rule is None else []
     if family:  # a prefix (`explain DUP`): the rules it names, one line each, as `rules` lists them
         for rid in family:
-            click.echo(f"{rid}  {rules[rid].severity:<8} {rules[rid].title}")
+            if rid == RULE_FAILED:
+                click.echo(f"{rid}  {'error':<8} A rule could not run (built in)")
+            else:
+                click.echo(f"{rid}  {rules[rid].severity:<8} {rules[rid].title}")
         click.echo(f"\n{len(family)} rule(s); exlint explain {family[0]} for one of them")
         return
     if rule is None:

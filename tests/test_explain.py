@@ -85,3 +85,16 @@ def test_explain_a_prefix_lists_its_rules():
 def test_an_empty_select_is_a_usage_error_not_every_rule(value):
     result = CliRunner().invoke(cli, ["check", "--select", value, "."])
     assert result.exit_code == 2 and "needs a rule ID or prefix" in result.output
+
+
+@pytest.mark.parametrize("value", ["", "   "])
+def test_explain_an_empty_id_is_a_usage_error_not_every_rule(value):
+    result = CliRunner().invoke(cli, ["explain", value])
+    assert result.exit_code == 2 and "RULE_ID is empty" in result.output
+
+
+def test_explain_ignores_surrounding_spaces_and_a_prefix_lists_the_built_in_exl000():
+    assert CliRunner().invoke(cli, ["explain", " DUP001 "]).output == explain_text(RULES["DUP001"])
+    result = CliRunner().invoke(cli, ["explain", "EXL00"])
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.output.splitlines() if line.startswith("EXL")][0] == "EXL000"
