@@ -119,3 +119,32 @@ def test_rows_built_for_spark_hold_every_column_as_the_plain_loop_did():
         assert len(row) == len(columns) and {"long", "string"} <= kinds
         marks = row[[name for name, _ in columns].index("_marks")]
         assert marks[""] is marks["spec"] and marks["spec.a[0]"] == [5, 9]  # one list per position
+
+
+def test_parse_rows_are_already_in_sparks_internal_form():
+    # to_internal hands the parse's rows over unconverted when the schema needs no
+    # conversion but a struct's: that holds only while every row and every struct in it
+    # is a tuple (a list where a struct goes would reach the JVM as another object)
+    from pathlib import Path
+
+    from pyspark.sql import types as T
+
+    from linter.engines.spark import inventory
+    from linter.engines.spark.records import spark_schema, to_internal
+
+    root = Path(__file__).resolve().parent.parent / "samples"
+    schema = spark_schema(inventory.union_columns())
+    emit = inventory.Emitter(0)
+    jsonl = root / "inventory" / "estate.jsonl"
+    produced = inventory._jsonl_rows(emit, (0, str(jsonl), "estate.jsonl", 0, jsonl.stat().st_size, 1))
+    for path in sorted((root / "estate").rglob("*.yaml")) + sorted((root / "broken").rglob("*.yaml")):
+        produced += inventory._yaml_rows(emit, (0, str(path), path.name, False))
+    tags = {row[0] for row in produced}
+    assert {"Server", "PublicFolder", "PublicFolderDatabase", "Organization"} <= tags and len(tags) >= 8
+    assert to_internal(schema, produced) is produced
+    assert [schema.toInternal(row) for row in produced] == produced
+    # a schema with a type that converts (a date) takes PySpark's conversion
+    dated = T.StructType([T.StructField("d", T.DateType())])
+    import datetime
+
+    assert to_internal(dated, [(datetime.date(2020, 1, 2),)]) == [(18263,)]
