@@ -129,9 +129,13 @@ def rules_markdown(rules) -> str:
     lines += ["A fix marked *safe* keeps what Exchange does today and `exlint check --fix` applies it; "
               "an *unsafe* fix changes what Exchange does and needs `--fix --unsafe-fixes` "
               "(see [autofix.md](autofix.md)).", "",
-              "An info rule that reports a value differing from its default (BKF001's non-default "
-              "configuration, BKF006, STS001, CON002, DUP004) stays silent on a value that a warning "
-              "or error rule already reports: one problem, one finding.", "",
+              "A rule that reports a value differing from its default (the warning BKF001, a "
+              "`Preferred Backfill Source` set at all, and the info rules BKF006, STS001, CON002 and "
+              "DUP004) stays silent on a value that another warning or error rule already reports: "
+              "one problem, one finding.", "",
+              "A fact ID in a rule's text (F1 to F26) names an entry of the rule catalog's table of "
+              "facts gathered from Microsoft's published references (a default, a range, a unit) "
+              "in addition to the document under References.", "",
               "A value written in a form exlint cannot read (a single name where a list goes, a "
               "number where a date goes, a duration in a form Exchange does not accept, a registry "
               "number outside its documented range such as `DeliveredTo Expiration in Hours: 0`, a "
