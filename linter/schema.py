@@ -244,10 +244,8 @@ def known_names(kind: str, mapping: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=None)
-def integer_bounds(kind: str, path: tuple[str, ...]) -> tuple[int | None, int | None] | None:
-    """The schema's ``minimum``/``maximum`` of the integer at ``path`` (list items are
-    stepped through), or None. A value outside them is EXL003's; the model reads it as
-    unreadable so that no other rule reports the same value again."""
+def _node_at(kind: str, path: tuple[str, ...]):
+    """The schema node of ``path`` in a kind's document (list items stepped through), or None."""
     schemas = _schemas()
     node = _dereference(schemas[schema_file(kind)], schemas["common.json"]["$defs"])
     for part in path:
@@ -258,7 +256,26 @@ def integer_bounds(kind: str, path: tuple[str, ...]) -> tuple[int | None, int | 
         node = (node.get("properties") or {}).get(part)
         if node is None:
             return None
-    if not isinstance(node, dict) or node.get("type") != "integer":
+    return node if isinstance(node, dict) else None
+
+
+def accepts_null(kind: str, path: tuple[str, ...]) -> bool:
+    """Whether the schema lets ``path`` be written as null (``systemFolder: null``, an
+    ordinary folder): such a null is the field's default, not an unreadable value."""
+    node = _node_at(kind, path)
+    if node is None:
+        return False
+    kinds = node.get("type")
+    return (None in (node.get("enum") or ()) or kinds == "null"
+            or (isinstance(kinds, list) and "null" in kinds))
+
+
+def integer_bounds(kind: str, path: tuple[str, ...]) -> tuple[int | None, int | None] | None:
+    """The schema's ``minimum``/``maximum`` of the integer at ``path`` (list items are
+    stepped through), or None. A value outside them is EXL003's; the model reads it as
+    unreadable so that no other rule reports the same value again."""
+    node = _node_at(kind, path)
+    if node is None or node.get("type") != "integer":
         return None
     bounds = (node.get("minimum"), node.get("maximum"))
     return None if bounds == (None, None) else bounds

@@ -382,6 +382,18 @@ def test_an_empty_list_written_is_read_not_unreadable():
     assert "REP003" in rules_of(lint({"PublicFolder//Sales": {"spec": {"replicas": []}}}))
 
 
+@pytest.mark.parametrize("replicas, rule", [(["PFDB-LON"], "REP004"), (["PFDB-LON", "PFDB-EX03"], "REP010")])
+def test_a_null_the_schema_accepts_is_the_default_not_unreadable(replicas, rule):
+    # `systemFolder: null` is how the input model writes an ordinary folder (its default):
+    # the folder rules judge it as one, as they judge a folder without the key
+    # (added whole: in a patch, null removes the key)
+    for spec in ({"systemFolder": None}, {}):
+        folder = {"apiVersion": "exlint/v1", "kind": "PublicFolder", "metadata": {"name": "/Null"},
+                  "spec": {"hierarchy": "Public Folders", "tree": "IPM_SUBTREE", "replicas": replicas, **spec}}
+        found = [f for f in lint({"add": [folder]}) if f.entity and f.entity.name == "/Null"]
+        assert rule in rules_of(found) and "EXL003" not in rules_of(found), [(f.rule, f.message) for f in found]
+
+
 def test_one_mapi_hierarchy_listed_twice_is_still_one():
     # EXL006 reports the repeat; HIE007 said "one of 2 MAPI hierarchies", and HIE006's MAPI part
     # (exactly one MAPI hierarchy) stood down

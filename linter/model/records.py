@@ -61,6 +61,8 @@ def document_name(data: Any) -> str | None:
 
 def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
     raw = _get(container, spec.path)
+    if raw is None and spec.nullable:  # null is how the schema writes this field's default
+        raw = _MISSING
     # null written (`replicas:` with nothing after it) is EXL003's ("leave the field out"), as
     # is a path through a value that is not a mapping: unreadable, not absent
     unreadable = raw is None or raw is _UNREADABLE

@@ -12,7 +12,7 @@ from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.model import units
 from linter.resources import model_tables_file
-from linter.schema import integer_bounds
+from linter.schema import accepts_null, integer_bounds
 
 
 SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count", "dn_name"}
@@ -32,6 +32,8 @@ class FieldSpec:
     where: dict | None = None  # for count fields
     # an int's (minimum, maximum) from the schema: outside them the value is EXL003's, unread
     bounds: tuple[int | None, int | None] | None = None
+    # the schema accepts null here (`systemFolder: null`): a null is the default, not unreadable
+    nullable: bool = False
 
     @property
     def is_list(self) -> bool:
@@ -144,6 +146,7 @@ def load_tables() -> dict[str, TableSpec]:
                 spec.get("ref"), spec.get("item"), spec.get("where"),
                 integer_bounds(body["document"], _split(each or "") + _split(spec["path"]))
                 if type_ == "int" else None,
+                accepts_null(body["document"], _split(each or "") + _split(spec["path"])),
             )
         each = body.get("each")
         tables[table_name] = TableSpec(
