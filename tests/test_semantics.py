@@ -394,6 +394,16 @@ def test_a_null_the_schema_accepts_is_the_default_not_unreadable(replicas, rule)
         assert rule in rules_of(found) and "EXL003" not in rules_of(found), [(f.rule, f.message) for f in found]
 
 
+def test_a_backfill_source_naming_a_server_with_two_stores_of_the_hierarchy_is_one_finding():
+    # the server holding two stores of the hierarchy is HIE001's problem; the one setting is one BKF001
+    second = {"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase", "metadata": {"name": "PFDB-PAR-2"},
+              "spec": {"server": "EX10-PAR-01", "hierarchy": "Public Folders", "emailAddress": "p2@contoso.com",
+                       "created": "2010-01-01"}}
+    found = lint({"patch": {"PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {"Preferred Backfill Source": "EX10-PAR-01"}}}},
+                  "add": [second]})
+    assert rules_of(found).count("BKF001") == 1 and "HIE001" in rules_of(found), [(f.rule, f.message) for f in found]
+
+
 def test_one_mapi_hierarchy_listed_twice_is_still_one():
     # EXL006 reports the repeat; HIE007 said "one of 2 MAPI hierarchies", and HIE006's MAPI part
     # (exactly one MAPI hierarchy) stood down
