@@ -121,6 +121,27 @@ def stores_on_one_server(n: int):
     return work
 
 
+def repeated_replicas(n: int):
+    """One folder whose replica list names two stores n times each: REP005 reports each
+    repeat (the output grows linearly); judging each repeat again was quadratic."""
+    from linter.engines.local import LocalEngine
+    from linter.estate import build_estate
+    from linter.loading import load_text
+    from linter.policy.packs import load_rules
+
+    rules = {k: v for k, v in load_rules().items() if k == "REP005"}
+    server = SERVER_HEAD.replace("  receiveConnectors:\n", "")
+    stores = "".join(STORE.format(index=i) for i in range(2))
+    folder = ("---\napiVersion: exlint/v1\nkind: PublicFolder\nmetadata: {name: /Sales}\nspec:\n"
+              "  hierarchy: Public Folders\n  replicas: [" + ", ".join(["PFDB-00000, PFDB-00001"] * n) + "]\n")
+    loaded = [load_text(ORGANIZATION + "---\n" + server + stores + folder, "estate.yaml")]
+    estate = build_estate(loaded, {}, 0)
+
+    def work():
+        return len(LocalEngine(estate, rules).run())
+    return work
+
+
 def big_file(n: int):
     """A store file of n documents (about 400 bytes each): exlint's load against a
     bare C compose of the same text (the ratio is printed)."""
@@ -167,6 +188,7 @@ CASES = {
     "suppression": (suppression, [15000, 30000, 60000]),
     "reg_continuation": (reg_continuation, [10000, 20000, 40000]),
     "stores_on_one_server": (stores_on_one_server, [500, 1000, 2000]),
+    "repeated_replicas": (repeated_replicas, [1000, 2000, 4000]),
     "big_file": (big_file, [5000, 10000, 20000]),
     "bare_compose": (bare_compose, [5000, 10000, 20000]),
     "tiny_files": (tiny_files, [2500, 5000, 10000]),

@@ -60,6 +60,7 @@ def growth(make, size: int) -> float:
     ("connectors", 500, 10),  # every connector's marks filtered from all: quadratic
     ("site_link", 75, 32),  # all pairs are the output (quadratic); was cubic
     ("stores_on_one_server", 150, 8),  # every finding formatted (then counted) its whole group
+    ("repeated_replicas", 300, 8),  # REP005 judged each repeat by counting the whole list: quadratic
 ])
 def test_hostile_input_grows_linearly(case, size, bound):
     # a busy machine (another process taking a core mid-measure) can inflate one
