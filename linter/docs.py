@@ -152,7 +152,7 @@ def rules_markdown(rules) -> str:
               "(reality, which the catalog does not state). An estate of an Organization alone, or "
               "one with a public folder database or an older server, is checked as the catalog says.", "",
               "EXL000 (not listed below) reports a rule that could not run, naming it and the cause; "
-              "it is never hidden by selection, configuration or suppression (`exlint explain EXL000`).", "",
+              "it is never hidden by selection, configuration or suppression (`exlint explain EXL000`); a rule that the selection leaves out is not run at all, by either engine.", "",
               f"Examples are the documents they change in an estate of {base_estate_text()}.", ""]
     lines += ["| ID | Severity | Title | Fix |", "|---|---|---|---|"]
     for rule in rules.values():

@@ -33,8 +33,14 @@ def test_a_check_that_raises_is_one_exl000_and_the_rest_stand(monkeypatch):
     assert [f.message for f in failed] == [f"rule {victim} failed: ZeroDivisionError: exlint test: a rule made to fail"]
     assert _keys(f for f in result.findings if f.rule != RULE_FAILED) == _keys(f for f in normal if f.rule != victim)
     assert result.failed("error")
-    selected = lint(Options([str(SAMPLES)], select=(other,), ignore=("EXL",), use_cache=False))
+    # EXL000 is never hidden: selecting the failing rule and ignoring EXL still shows it (as on Spark)
+    selected = lint(Options([str(SAMPLES)], select=(victim, other), ignore=("EXL",), use_cache=False))
     assert {f.rule for f in selected.findings} == {RULE_FAILED, other}
+    # a rule the selection leaves out is not evaluated at all (as on Spark), so it cannot fail
+    calls = []
+    monkeypatch.setattr(LocalEngine, "_run_check", lambda self, rule, check: calls.append(rule.id) or original(self, rule, check))
+    selected = lint(Options([str(SAMPLES)], select=(other,), use_cache=False))
+    assert set(calls) == {other} and {f.rule for f in selected.findings} == {other}
 
 
 def test_explain_exl000():
