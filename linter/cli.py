@@ -440,7 +440,7 @@ def rules_table(rules, width: int) -> list[str]:
 @click.option("--config", type=click.Path(dir_okay=False), help="Configuration (for extra rule packs).")
 def explain(rule_id, config):
     """Explain a rule: what it checks, why, source, examples, how to fix."""
-    from linter.docs import explain_text
+    from linter.docs import RULE_FAILED_TEXT, RULE_FAILED_TITLE, explain_text
 
     rule_id = rule_id.strip()
     if not rule_id:  # an empty prefix would name every rule: a usage slip, as an empty --select is
@@ -448,15 +448,13 @@ def explain(rule_id, config):
     rules = _load_rules_or_exit(config)
     rule = rules.get(rule_id.upper())
     if rule is None and rule_id.upper() == RULE_FAILED:
-        from linter.docs import RULE_FAILED_TEXT
-
         click.echo(RULE_FAILED_TEXT, nl=False)
         return
     family = sorted(rid for rid in [*rules, RULE_FAILED] if rid.startswith(rule_id.upper())) if rule is None else []
     if family:  # a prefix (`explain DUP`): the rules it names, one line each, as `rules` lists them
         for rid in family:
             if rid == RULE_FAILED:
-                click.echo(f"{rid}  {'error':<8} A rule could not run (built in)")
+                click.echo(f"{rid}  {'error':<8} {RULE_FAILED_TITLE} (built in)")
             else:
                 click.echo(f"{rid}  {rules[rid].severity:<8} {rules[rid].title}")
         click.echo(f"\n{len(family)} rule(s); exlint explain {family[0]} for one of them")

@@ -59,6 +59,11 @@ class Config:
                 return f"{name}:{mark[0]}:{mark[1]}"
         return name
 
+    def evaluated(self, rules: dict, select=(), ignore=()) -> dict:
+        """The rules a run evaluates (both engines): those --select, --ignore and the
+        configuration keep. A rule left out is not run, so it raises no EXL000."""
+        return {rule_id: rule for rule_id, rule in rules.items() if self.enabled(rule_id, select, ignore)}
+
     def runs_any(self, prefix: str, rule_ids, select=(), ignore=()) -> bool:
         """Whether a run evaluates any rule ``prefix`` (an ID or prefix) names: a
         suppression of a rule --select or --ignore left out is not unused (EXL010)."""

@@ -88,8 +88,10 @@ def _examples(rule) -> list[tuple[str, str]]:
     return [(label, example_text(example)) for label, key in (("Example", "bad"), ("Use instead", "good"))
             for example in (examples.get(key) or [])[:1]]
 
+
+RULE_FAILED_TITLE = "A rule could not run"
 RULE_FAILED_TEXT = (
-    "EXL000 [error] A rule could not run\n\n"
+    f"EXL000 [error] {RULE_FAILED_TITLE}\n\n"
     "What it does\n"
     "  Reports a rule that failed while it ran (an error in a rule pack, an expression the Spark\n"
     "  version in use cannot analyse or run), naming the rule and the cause. The other rules'\n"

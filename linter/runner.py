@@ -268,7 +268,7 @@ def _lint_one(options: Options, progress) -> Result:
     # only the rules this run reports are evaluated, as the Spark engine does (job.run): a rule
     # left out by --select or --ignore was evaluated and its findings dropped (RTE005 alone is
     # most of a large estate's time)
-    evaluated = {rule_id: rule for rule_id, rule in rules.items() if config.enabled(rule_id, options.select, options.ignore)}
+    evaluated = config.evaluated(rules, options.select, options.ignore)
     progress.stage("evaluate", total=len(evaluated), unit="rules")
     findings = list(estate.findings)
     reported_files = {lf.path for lf in loaded}

@@ -174,7 +174,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     if checkpoint is None:
         checkpoint = is_local(spark)
     before = _persistent_rdds(spark)
-    enabled = {rid: rule for rid, rule in rules.items() if config.enabled(rid, select, ignore)}
+    enabled = config.evaluated(rules, select, ignore)
     # what the run has set and kept so far, dropped if it fails (its settings would
     # otherwise outlive it in the session: a one-partition layout's made later runs
     # of the same session broadcast every table)
