@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from linter.engines.scope import SCOPED_NAMES, Scope, derive, hashable
 from linter.estate import record_order
 from linter.findings import Finding
+import linter.forms.pairs_reach as pairs_reach
 from linter.forms.errors import PackError, expression
 from linter.policy.expr import field_paths
 from linter.policy.locate import field_path
@@ -111,6 +112,13 @@ def _profile_pairs(engine: "LocalEngine", rule: "Rule", check: "Check", others: 
     # records with equal values share its result, per profile
     reads = sorted({p[0] for p in field_paths(check.when) if p[0] not in SCOPED_NAMES | {"profile"}}) \
         if check.when is not None else []
+    # the conjuncts of `when` that read the profile alone, once per profile (as on Spark),
+    # and a reach term's index (linter.forms.pairs_reach): `when` then runs on the
+    # profiles that can make it true, not on every site of the hierarchy
+    alone = _profile_conjuncts(check.when)
+    pools: dict[Any, list] = {}
+    reach = pairs_reach.find(check.when)
+    index = pairs_reach.LocalIndex(engine, reach) if reach is not None and engine.estate.graph is not None else None
     # per distinct (join key, fields `when` reads): the profiles for which it fires
     firing: dict[tuple, list] = {}
     out = []
@@ -129,8 +137,13 @@ def _profile_pairs(engine: "LocalEngine", rule: "Rule", check: "Check", others: 
             except TypeError:
                 seen = fired = None
             if fired is None:
+                pool = pools.get(key)
+                if pool is None:
+                    pool = pools[key] = [
+                        (values, members) for values, members in profiles.values()
+                        if alone is None or engine.true(alone, derive(scope, aggregates={**scope.aggregates, "profile": values}))]
                 fired = []
-                for values, members in profiles.values():
+                for values, members in (index.candidates(pool, scope) if index is not None else pool):
                     inner = derive(scope, aggregates={**scope.aggregates, "profile": values})
                     if engine.true(check.when, inner):
                         fired.append((values, members))
