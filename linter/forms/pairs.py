@@ -224,7 +224,7 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     from linter.engines.spark.compile import Frame, Rec, Scope, Val
     from linter.engines.spark.forms import fires_when, finding, fired
     from linter.engines.spark.model import KEYS
-    from linter.engines.spark.sqltext import q
+    from linter.engines.spark.sqltext import STR, q
     from linter.policy.expr import field_paths
 
     other_table = model.tables[check.with_table]
@@ -277,14 +277,21 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     # with other replicas on the same sites share a verdict (at 7,500 servers 1,213
     # distinct sets of sites against 5,945 distinct replica lists); the representative
     # row keeps its own list, which `when` reads
+    # (a missing entry reads as NULL there, as an entry whose navigation finds nothing
+    # does, yet any/all skip the first and not the second: whether the list holds
+    # one is read too)
     representative = ""
-    for name, path in _item_paths(check.when, model, table).items():
+    represented = []
+    item_paths = _item_paths(check.when, model, table)
+    for name, path in item_paths.items():
         reads.remove(name)
         values, _ = frame.item_values(Rec("", table), name, path)
         extras[a + "is_" + name] = f"array_sort(array_distinct({values}))"
-        reads.append(a + "is_" + name)
-        representative += "".join(f", min_by({q(c)}, `_rid`) AS {q(c)}" for c in (name, name + "__text")
-                                  if model.has(check.table, c))
+        x = model.lambda_var()
+        extras[a + "nl_" + name] = f"coalesce(exists({q(name)}, {x} -> {x} IS NULL), false)"
+        reads += [a + "is_" + name, a + "nl_" + name]
+        represented += [c for c in (name, name + "__text") if model.has(check.table, c)]
+    representative = "".join(f", min_by({q(c)}, `_rid`) AS {q(c)}" for c in represented)
     reads += [c + "__text" for c in reads if model.has(check.table, c + "__text")]
     read_columns = "".join(f", {q(c)}" for c in reads)
     # Adaptive execution sizes the partitions by the distinct rows, a few thousand,
@@ -294,9 +301,17 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
                 f"{representative} FROM ({frame.relation(extras=extras)}) "
                 f"AS {q(a + 'all')} WHERE {q(a + 'w')} AND {q(a + 'key')} IS NOT NULL "
                 f"GROUP BY `_est`, {q(a + 'key')}{read_columns}")
-    by_profile = Frame(model, f"(SELECT {model.join_hint(a + 'p')}* FROM ({distinct}) AS {q(a + 'd')} "
-                              f"JOIN ({profiles}) AS {q(a + 'p')} ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')})",
-                       KEYS + [a + c for c in profile_names])
+    paired = None
+    reach = pairs_reach.find(check.when)
+    if reach is not None and reach.field in item_paths and profile_values[reach.profile].type == STR:
+        paired = pairs_reach.spark_by_profile(
+            model, reach, distinct, ["_est", "_rid", a + "key"] + reads + represented, a + "key",
+            a + "is_" + reach.field, a + "nl_" + reach.field, profiles, a + "pe", a + "pk",
+            [a + c for c in profile_names], a + OTHER + "p_" + reach.profile)
+    if paired is None:  # every profile of the key
+        paired = (f"SELECT {model.join_hint(a + 'p')}* FROM ({distinct}) AS {q(a + 'd')} "
+                  f"JOIN ({profiles}) AS {q(a + 'p')} ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')}")
+    by_profile = Frame(model, f"({paired})", KEYS + [a + c for c in profile_names])
     when_scope = replace(scope, aggregates={"profile": profile_values})
     fires = fires_when(by_profile, check.when, when_scope)
     fired_rows = by_profile.select(

@@ -156,6 +156,7 @@ class Model:
         self.frames: dict = {}
         self._dedup: dict[str, str] = {}
         self._items: dict = {}
+        self._reach: dict = {}  # (op, limit, profile first) -> its view (reach_view)
         self.done: set[str] = set()  # tables whose derived fields are all computed
         self.org_view: str | None = None
         self._graph_view: str | None = None
@@ -487,6 +488,25 @@ class Model:
         name = self._view_name("site_graph")
         frame.createOrReplaceTempView(name)
         return name
+
+    def reach_view(self, op: str, limit: int, profile_first: bool) -> str:
+        """Per estate (_k_est, _k_rec struct<beyond: array<array<int>>>): for each site
+        number s of the graph (Model._graph), the numbers of the sites p whose
+        site_cost (p, s) (``profile_first``, else (s, p)) is not ``op`` ``limit``, sorted:
+        the sites a profile may be at to be out of reach of a replica at s
+        (linter.forms.pairs_reach). n searches of n costs, once per estate and limit."""
+        key = (op, limit, profile_first)
+        if key not in self._reach:
+            i, j = self.lambda_var(), self.lambda_var()
+            cell = f"{j} * `g`.`n` + {i} + 1" if profile_first else f"{i} * `g`.`n` + {j} + 1"
+            beyond = (f"IF(`g`.`n` = 0, CAST(array() AS ARRAY<ARRAY<INT>>), transform(sequence(0, `g`.`n` - 1), "
+                      f"{i} -> filter(sequence(0, `g`.`n` - 1), {j} -> NOT (element_at(`g`.`cost`, {cell}) {op} {int(limit)}))))")
+            frame = self.sql(f"SELECT `_k_est`, named_struct('beyond', {beyond}) AS `_k_rec` "
+                             f"FROM (SELECT `_k_est`, `_k_rec` AS `g` FROM {q(self.graph_view)}) AS `x`")
+            name = self._view_name("reach")
+            self.keep(frame).createOrReplaceTempView(name)
+            self._reach[key] = name
+        return self._reach[key]
 
     def unpersist(self) -> None:
         for name in self.registered:
