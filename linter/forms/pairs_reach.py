@@ -38,7 +38,6 @@ from linter.policy.expr import Node
 if TYPE_CHECKING:
     from linter.engines.local import LocalEngine
     from linter.engines.scope import Scope
-    from linter.topology import SiteGraph
 
 _MIRROR = {"<=": ">=", "<": ">", ">=": "<=", ">": "<"}
 _NEGATE = {">": "<=", ">=": "<"}  # all(L, cost > K) is not any(L, cost <= K)
@@ -56,10 +55,6 @@ class Reach:
 
     def within(self, cost: int) -> bool:
         return cost <= self.limit if self.op == "<=" else cost < self.limit
-
-    def cost(self, graph: "SiteGraph", profile_site: str, item_site: str) -> int | None:
-        return graph.site_cost(profile_site, item_site) if self.profile_first \
-            else graph.site_cost(item_site, profile_site)
 
 
 def find(when: Node | None) -> Reach | None:
@@ -197,9 +192,7 @@ class LocalIndex:
     def _beyond_of(self, site: str) -> frozenset:
         beyond = self._beyond.get(site)
         if beyond is None:
-            reach, graph = self.reach, self.graph
-            beyond = self._beyond[site] = frozenset(
-                t for t in self.graph_sites if not reach.within(reach.cost(graph, t, site)))
+            beyond = self._beyond[site] = self.graph.beyond(site, self.reach.within, self.reach.profile_first)
         return beyond
 
 

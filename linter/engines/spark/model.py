@@ -23,7 +23,7 @@ from linter.engines.spark.xxhash import spark_string_hash
 from linter.estate import default_organization
 from linter.model.tables import derived_plan, load_tables
 from linter.policy.expr import parse
-from linter.topology import UNREACHABLE, build_site_graph
+from linter.topology import build_site_graph
 
 BROADCAST_ROWS = 200_000  # navigation targets up to this size are broadcast
 # A record's item arrays (Model.item_array_view: one row per distinct list, joined by
@@ -46,6 +46,14 @@ def _graph_schema():
                            T.StructField("cost", T.ArrayType(T.LongType())),
                            T.StructField("group", T.ArrayType(T.StringType()))])
     return T.StructType([T.StructField("_k_est", T.LongType()), T.StructField("_k_rec", record)])
+
+
+def _reach_schema():
+    """(_k_est long, _k_rec struct<beyond array<array<int>>>): Model.reach_view."""
+    from pyspark.sql import types as T
+
+    beyond = T.StructField("beyond", T.ArrayType(T.ArrayType(T.IntegerType())))
+    return T.StructType([T.StructField("_k_est", T.LongType()), T.StructField("_k_rec", T.StructType([beyond]))])
 
 
 def keep(frame, checkpoint: bool, single: bool = False):
@@ -157,6 +165,7 @@ class Model:
         self._dedup: dict[str, str] = {}
         self._items: dict = {}
         self._reach: dict = {}  # (op, limit, profile first) -> its view (reach_view)
+        self._site_graphs: dict = {}  # estate -> its SiteGraph (Model._graph)
         self.done: set[str] = set()  # tables whose derived fields are all computed
         self.org_view: str | None = None
         self._graph_view: str | None = None
@@ -463,10 +472,10 @@ class Model:
         for row in self.sql(f"SELECT `_est`, `sites`, `cost` FROM {q(self.views['SiteLink'])}").collect():
             links.setdefault(row["_est"], []).append((list(row["sites"] or []), row["cost"]))
         graphs = {est: build_site_graph(sites.get(est, []), links.get(est, [])) for est in self.estates}
-        names = {est: sorted(graph.group_of) for est, graph in graphs.items()}
+        self._site_graphs = graphs
         data = []
         for est, graph in graphs.items():
-            listed = names[est]
+            listed = graph.names  # sorted: a site's number is its position
             n = len(listed)
             number = {name: i for i, name in enumerate(listed)}
             m = 1
@@ -476,12 +485,7 @@ class Model:
             for name, i in number.items():
                 slot = spark_string_hash(name) % m  # Python's % is Spark's pmod for a positive m
                 buckets[slot] = {**(buckets[slot] or {}), name: i}
-            cost = [UNREACHABLE] * (n * n)
-            for i in range(n):
-                cost[i * n + i] = 0
-            for (a, b), value in graph.cost.items():
-                cost[number[a] * n + number[b]] = value
-            data.append((est, (n, m, buckets, cost, [graph.group_of[name] for name in listed])))
+            data.append((est, (n, m, buckets, graph.matrix(), [graph.group_of[name] for name in listed])))
         frame = rows.local_frame(self.spark, data, _graph_schema())
         if self.single:
             frame = self.keep(frame)
@@ -492,17 +496,17 @@ class Model:
     def reach_view(self, op: str, limit: int, profile_first: bool) -> str:
         """Per estate (_k_est, _k_rec struct<beyond: array<array<int>>>): for each site
         number s of the graph (Model._graph), the numbers of the sites p whose
-        site_cost (p, s) (``profile_first``, else (s, p)) is not ``op`` ``limit``, sorted:
-        the sites a profile may be at to be out of reach of a replica at s
-        (linter.forms.pairs_reach). n searches of n costs, once per estate and limit."""
+        site_cost (p, s) (``profile_first``, else (s, p)) is not ``op`` ``limit``, in
+        order: where a profile may be to be out of reach of a replica at s
+        (linter.forms.pairs_reach), from the graph already in Python: n x n costs
+        (as SQL over the cost matrix, it was n lambdas of n reads each, with the
+        16 MB matrix shipped in the task, at 1,443 sites)."""
         key = (op, limit, profile_first)
         if key not in self._reach:
-            i, j = self.lambda_var(), self.lambda_var()
-            cell = f"{j} * `g`.`n` + {i} + 1" if profile_first else f"{i} * `g`.`n` + {j} + 1"
-            beyond = (f"IF(`g`.`n` = 0, CAST(array() AS ARRAY<ARRAY<INT>>), transform(sequence(0, `g`.`n` - 1), "
-                      f"{i} -> filter(sequence(0, `g`.`n` - 1), {j} -> NOT (element_at(`g`.`cost`, {cell}) {op} {int(limit)}))))")
-            frame = self.sql(f"SELECT `_k_est`, named_struct('beyond', {beyond}) AS `_k_rec` "
-                             f"FROM (SELECT `_k_est`, `_k_rec` AS `g` FROM {q(self.graph_view)}) AS `x`")
+            self.graph_view  # the graphs are built (Model._graph)
+            within = (lambda c: c <= limit) if op == "<=" else (lambda c: c < limit)
+            data = [(est, (graph.beyond_numbers(within, profile_first),)) for est, graph in self._site_graphs.items()]
+            frame = rows.local_frame(self.spark, data, _reach_schema())
             name = self._view_name("reach")
             self.keep(frame).createOrReplaceTempView(name)
             self._reach[key] = name
