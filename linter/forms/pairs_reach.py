@@ -199,61 +199,61 @@ class LocalIndex:
 # -- Spark SQL -----------------------------------------------------------------------------
 def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key: str, sites: str, nulls: str,
                      profiles: str, est: str, profile_key: str, profile_columns: list[str], site: str) -> str | None:
-    """The rows of ``distinct`` (``columns``: its columns; ``key``: the join key;
-    ``sites``: the sorted distinct sites of the record's items, ``nulls``: whether
-    the list holds a missing entry) each joined with the profiles `when` may fire for
-    (``profiles``: ``est``, ``profile_key``, ``profile_columns``, the reach site in
-    ``site``), as the local ``LocalIndex.candidates`` picks them. None without a site graph.
+    """The rows of ``distinct`` (``columns``: its columns, unique by estate and
+    ``_rid``; ``key``: the join key; ``sites``: the sorted distinct sites of the
+    record's items, ``nulls``: whether the list holds a missing entry) each joined
+    with the profiles `when` may fire for (``profiles``: ``est``, ``profile_key``,
+    ``profile_columns``, the reach site in ``site``), as ``LocalIndex.candidates``
+    picks them. None without a site graph.
 
-    A profile's site is numbered as the graph numbers it (-1: a site the graph does
-    not know, always a candidate; -2: none, a candidate only where the record has no
-    item); a row's candidates are the intersection of the graph's ``beyond`` arrays
-    of its items' sites (Model.reach_view), cut to its key's profiles, exploded and
-    equi-joined: no row is paired with a profile that cannot fire."""
-    from linter.engines.spark.compile import Frame
-    from linter.engines.spark.model import KEYS
+    Every step is an equi-join with a small table, never a per-row lookup in an
+    array of the graph: a joined struct is copied into each row wherever Spark runs
+    an operator outside its generated code (higher-order functions are such), and
+    the graph's arrays are megabytes at a thousand sites. A profile's site is
+    numbered by the graph (-1: a site the graph does not know, always a candidate;
+    -2: none, a candidate only where the record has no item); each item site's
+    beyond array (Model.reach_view) joins by name, and a record's candidates are
+    the intersection of its arrays, exploded and joined to the profiles."""
     from linter.engines.spark.sqltext import q
 
-    graph = model.graph_view
-    if graph is None:
+    if model.graph_view is None:
         return None
+    names, beyond = model.reach_views(reach.op, reach.limit, reach.profile_first)
     a = model.alias()
-    number, pn = a + "n", a + "pn"
-    numbered_frame = Frame(model, f"(SELECT {q(est)} AS `_est`, * FROM ({profiles}) AS {q(a + 'p0')})", ["_est"])
-    site_number = numbered_frame.site_number(q(site))
-    picked = ", ".join(f"{q(numbered_frame.alias)}.{q(c)}" for c in [est, profile_key] + profile_columns)
+    pn, number, shared, mode = q(a + "pn"), q(a + "n"), q(a + "shared"), q(a + "mode")
+    p, n, d, e, g = (q(a + x) for x in ("p", "n0", "d", "e", "g"))
     numbered = model._view_name("reach_profiles")
-    model.sql(numbered_frame.select([picked, f"CASE WHEN {q(site)} IS NULL THEN -2 "
-                                             f"ELSE coalesce({site_number}, -1) END AS {q(pn)}"])
+    picked = ", ".join(f"{p}.{q(c)}" for c in [est, profile_key] + profile_columns)
+    model.sql(f"SELECT {model.broadcast_hint(a + 'n0')}{picked}, CASE WHEN {p}.{q(site)} IS NULL THEN -2 "
+              f"ELSE coalesce({n}.`number`, -1) END AS {pn} FROM ({profiles}) AS {p} "
+              f"LEFT JOIN {q(names)} AS {n} ON {p}.{q(est)} = {n}.`est` AND {p}.{q(site)} = {n}.`name`"
               ).createOrReplaceTempView(numbered)
-    by_key = model._view_name("reach_profile_sites")
-    model.sql(f"SELECT {q(est)} AS `_k_est`, {q(profile_key)} AS `_k_name`, "
-              f"named_struct('n', collect_set({q(pn)})) AS `_k_rec` FROM {q(numbered)} "
-              f"GROUP BY {q(est)}, {q(profile_key)}").createOrReplaceTempView(by_key)
-
-    rows = Frame(model, f"({distinct})", KEYS)
-    beyond = rows.joined(rows.lookup(model.reach_view(reach.op, reach.limit, reach.profile_first)), "beyond")
-    present = rows.joined(rows.lookup(by_key, q(key)), "n")
-    s, x, acc = model.lambda_var(), model.lambda_var(), model.lambda_var()
-    numbers = f"filter(transform({q(sites)}, {s} -> {rows.site_number(s)}), {x} -> {x} IS NOT NULL)"
-    # NULL when no item's site is in the graph (every graph site is then beyond reach)
-    shared = (f"aggregate({numbers}, CAST(NULL AS ARRAY<INT>), ({acc}, {x}) -> CASE WHEN {acc} IS NULL "
-              f"THEN element_at({beyond}, {x} + 1) ELSE array_intersect({acc}, element_at({beyond}, {x} + 1)) END)")
-    every = f"coalesce({present}, CAST(array() AS ARRAY<INT>))"
-    y = model.lambda_var()
-    picked_rows = ", ".join(f"{q(rows.alias)}.{q(c)}" for c in columns)
-    stage = rows.select([picked_rows, f"{every} AS {q(a + 'every')}", f"{shared} AS {q(a + 'shared')}"])
-    z = model.lambda_var()
-    chosen = (f"CASE WHEN {q(nulls)} OR {q(sites)} IS NULL OR size({q(sites)}) = 0 THEN {q(a + 'every')} "
-              f"WHEN exists({q(sites)}, {z} -> {z} IS NULL) THEN CAST(array() AS ARRAY<INT>) "
-              f"WHEN {q(a + 'shared')} IS NULL THEN filter({q(a + 'every')}, {y} -> {y} <> -2) "
-              f"ELSE array_union(array_intersect({q(a + 'shared')}, {q(a + 'every')}), "
-              f"filter({q(a + 'every')}, {y} -> {y} = -1)) END")
-    exploded = (f"SELECT {', '.join(q(c) for c in columns)}, explode({chosen}) AS {q(number)} "
-                f"FROM ({stage}) AS {q(a + 's')}")
-    d, p = q(a + "d"), q(a + "p")
-    profile_all = [est, profile_key] + profile_columns
-    return (f"SELECT {model.join_hint(a + 'p')}{', '.join(f'{d}.{q(c)}' for c in columns)}, "
-            f"{', '.join(f'{p}.{q(c)}' for c in profile_all)} "
-            f"FROM ({exploded}) AS {d} JOIN {q(numbered)} AS {p} ON {d}.`_est` = {p}.{q(est)} "
-            f"AND {d}.{q(key)} = {p}.{q(profile_key)} AND {d}.{q(number)} = {p}.{q(pn)}")
+    x = model.lambda_var()
+    candidate_rows = (f"NOT {q(nulls)} AND {q(sites)} IS NOT NULL AND size({q(sites)}) > 0 "
+                      f"AND NOT exists({q(sites)}, {x} -> {x} IS NULL)")
+    acc, y = model.lambda_var(), model.lambda_var()
+    # per record: the intersection of its item sites' arrays (NULL: no site in the graph)
+    intersected = (f"SELECT {model.broadcast_hint(a + 'g')}{e}.`_est` AS `_se`, {e}.`_rid` AS `_sr`, "
+                   f"aggregate(collect_list({g}.`beyond`), CAST(NULL AS ARRAY<INT>), ({acc}, {y}) -> "
+                   f"CASE WHEN {acc} IS NULL THEN {y} ELSE array_intersect({acc}, {y}) END) AS {shared} "
+                   f"FROM (SELECT `_est`, `_rid`, explode({q(sites)}) AS `_site` FROM ({distinct}) AS `_r` "
+                   f"WHERE {candidate_rows}) AS {e} LEFT JOIN {q(beyond)} AS {g} "
+                   f"ON {e}.`_est` = {g}.`est` AND {e}.`_site` = {g}.`name` GROUP BY {e}.`_est`, {e}.`_rid`")
+    row_columns = ", ".join(f"{d}.{q(c)}" for c in columns)
+    # 0: every profile (no item, or a missing entry: left to `when`); 1: none (an item of
+    # unknown site); 2: the candidates; 3: every profile of a known site (no item site in the graph)
+    moded = (f"SELECT {row_columns}, {q(a + 's')}.{shared}, CASE WHEN NOT ({candidate_rows}) THEN "
+             f"(CASE WHEN {q(nulls)} OR {q(sites)} IS NULL OR size({q(sites)}) = 0 THEN 0 ELSE 1 END) "
+             f"WHEN {q(a + 's')}.{shared} IS NULL THEN 3 ELSE 2 END AS {mode} "
+             f"FROM ({distinct}) AS {d} LEFT JOIN ({intersected}) AS {q(a + 's')} "
+             f"ON {d}.`_est` = {q(a + 's')}.`_se` AND {d}.`_rid` = {q(a + 's')}.`_sr`")
+    out_columns = ", ".join([f"{d}.{q(c)}" for c in columns] + [f"{p}.{q(c)}" for c in [est, profile_key] + profile_columns])
+    hint = model.join_hint(a + "p")
+    every = (f"SELECT {hint}{out_columns} FROM (SELECT * FROM ({moded}) AS `_m` WHERE {mode} IN (0, 3)) AS {d} "
+             f"JOIN {q(numbered)} AS {p} ON {d}.`_est` = {p}.{q(est)} AND {d}.{q(key)} = {p}.{q(profile_key)} "
+             f"AND ({d}.{mode} = 0 OR {p}.{pn} <> -2)")
+    picked_candidates = (f"SELECT {hint}{out_columns} FROM (SELECT *, explode(array_union({shared}, array(-1))) "
+                         f"AS {number} FROM ({moded}) AS `_m` WHERE {mode} = 2) AS {d} "
+                         f"JOIN {q(numbered)} AS {p} ON {d}.`_est` = {p}.{q(est)} AND {d}.{q(key)} = {p}.{q(profile_key)} "
+                         f"AND {d}.{number} = {p}.{pn}")
+    return f"{every} UNION ALL {picked_candidates}"

@@ -244,6 +244,7 @@ class Frame:
         self.navs: dict = dict(parent.navs) if parent else {}
         self.org = parent.org if parent else None
         self.graph = parent.graph if parent else None
+        self.costs = parent.costs if parent else None
 
     @classmethod
     def over(cls, model, table: str) -> "Frame":
@@ -354,8 +355,15 @@ class Frame:
         self.hints.append(join.alias)
         return join
 
+    def site_costs(self) -> str:
+        """SQL of the estate's site costs struct (n, cost: Model._graph)."""
+        if self.costs is None:
+            self.costs = self._lookup(self.model.cost_view, None)
+            self.hints.append(self.costs.alias)
+        return self.joined(self.costs)
+
     def site_maps(self) -> str:
-        """SQL of the estate's site-graph struct (n, m, idx, cost, group: Model._graph)."""
+        """SQL of the estate's site-graph struct (n, m, idx, group: Model._graph)."""
         if self.graph is None:
             self.graph = self._lookup(self.model.graph_view, None)
             self.hints.append(self.graph.alias)
@@ -613,9 +621,9 @@ class Frame:
             return null()
         if a.type not in (STR, ANY) or b.type not in (STR, ANY):
             raise CompileError("site_cost of values that are not site names")
-        maps = self.site_maps()
-        cell = f"{self.site_number(a.sql)} * {maps}.`n` + {self.site_number(b.sql)} + 1"
-        cost = f"element_at({maps}.`cost`, {cell})"
+        costs = self.site_costs()
+        cell = f"{self.site_number(a.sql)} * {costs}.`n` + {self.site_number(b.sql)} + 1"
+        cost = f"element_at({costs}.`cost`, {cell})"
         return Val(f"CASE WHEN {a.sql} IS NULL OR {b.sql} IS NULL THEN CAST(NULL AS BIGINT) "
                    f"WHEN {a.sql} = {b.sql} THEN CAST(0 AS BIGINT) "
                    f"ELSE coalesce({cost}, CAST({UNREACHABLE} AS BIGINT)) END", INT)

@@ -37,23 +37,38 @@ _RUNS = itertools.count(1)
 
 
 def _graph_schema():
-    """(_k_est long, _k_rec struct<n int, m int, idx array<map<string,int>>, cost
-    array<bigint>, group array<string>>), built here: Spark's DDL parser is a JVM call."""
+    """(_k_est long, _k_rec struct<n int, m int, idx array<map<string,int>>, group
+    array<string>>), built here: Spark's DDL parser is a JVM call."""
     from pyspark.sql import types as T
 
     record = T.StructType([T.StructField("n", T.IntegerType()), T.StructField("m", T.IntegerType()),
                            T.StructField("idx", T.ArrayType(T.MapType(T.StringType(), T.IntegerType()))),
-                           T.StructField("cost", T.ArrayType(T.LongType())),
                            T.StructField("group", T.ArrayType(T.StringType()))])
     return T.StructType([T.StructField("_k_est", T.LongType()), T.StructField("_k_rec", record)])
 
 
-def _reach_schema():
-    """(_k_est long, _k_rec struct<beyond array<array<int>>>): Model.reach_view."""
+def _cost_text_schema():
+    """(est long, n int, cost string): Model._graph's costs as they are shipped."""
     from pyspark.sql import types as T
 
-    beyond = T.StructField("beyond", T.ArrayType(T.ArrayType(T.IntegerType())))
-    return T.StructType([T.StructField("_k_est", T.LongType()), T.StructField("_k_rec", T.StructType([beyond]))])
+    return T.StructType([T.StructField("est", T.LongType()), T.StructField("n", T.IntegerType()),
+                         T.StructField("cost", T.StringType())])
+
+
+def _reach_schema():
+    """(est long, name string, beyond array<int>): Model.reach_views."""
+    from pyspark.sql import types as T
+
+    return T.StructType([T.StructField("est", T.LongType()), T.StructField("name", T.StringType()),
+                         T.StructField("beyond", T.ArrayType(T.IntegerType()))])
+
+
+def _site_numbers_schema():
+    """(est long, name string, number int): Model.reach_views."""
+    from pyspark.sql import types as T
+
+    return T.StructType([T.StructField("est", T.LongType()), T.StructField("name", T.StringType()),
+                         T.StructField("number", T.IntegerType())])
 
 
 def keep(frame, checkpoint: bool, single: bool = False):
@@ -164,11 +179,13 @@ class Model:
         self.frames: dict = {}
         self._dedup: dict[str, str] = {}
         self._items: dict = {}
-        self._reach: dict = {}  # (op, limit, profile first) -> its view (reach_view)
+        self._reach: dict = {}  # (op, limit, profile first) -> its views (reach_views)
         self._site_graphs: dict = {}  # estate -> its SiteGraph (Model._graph)
+        self._site_names: str | None = None  # the view of every site's number (reach_views)
         self.done: set[str] = set()  # tables whose derived fields are all computed
         self.org_view: str | None = None
         self._graph_view: str | None = None
+        self._cost_view: str | None = None
         self._graph_work = None  # threads.Background building the site graph (build)
         self.failures: list[tuple[str, str]] = []  # derived fields that could not compile
         # tables being computed on threads of their own (Model.keep): those the build
@@ -338,6 +355,13 @@ class Model:
             self._graph_view = work.result()
         return self._graph_view
 
+    @property
+    def cost_view(self) -> str | None:
+        """The site graph's costs (Model._graph): apart from graph_view, so that a query
+        numbering sites does not carry the n x n matrix (16 MB at 1,443 sites) in each
+        row it joins it to."""
+        return self._cost_view if self.graph_view is not None else None
+
     def build(self) -> "Model":
         # The site graph is Python's work (all-pairs cheapest costs: ~3 s at 1,000
         # sites) after two small collects: on a thread of its own it overlaps the
@@ -473,7 +497,7 @@ class Model:
             links.setdefault(row["_est"], []).append((list(row["sites"] or []), row["cost"]))
         graphs = {est: build_site_graph(sites.get(est, []), links.get(est, [])) for est in self.estates}
         self._site_graphs = graphs
-        data = []
+        data, costs = [], []
         for est, graph in graphs.items():
             listed = graph.names  # sorted: a site's number is its position
             n = len(listed)
@@ -485,31 +509,45 @@ class Model:
             for name, i in number.items():
                 slot = spark_string_hash(name) % m  # Python's % is Spark's pmod for a positive m
                 buckets[slot] = {**(buckets[slot] or {}), name: i}
-            data.append((est, (n, m, buckets, graph.matrix(), [graph.group_of[name] for name in listed])))
-        frame = rows.local_frame(self.spark, data, _graph_schema())
-        if self.single:
-            frame = self.keep(frame)
+            data.append((est, (n, m, buckets, [graph.group_of[name] for name in listed])))
+            # as text, parsed by the JVM: 2 million numbers (1,443 sites) in a list were
+            # unpickled and boxed one by one in a single task, 39 s of a 10,000-server run
+            costs.append((est, n, ",".join(map(str, graph.matrix()))))
         name = self._view_name("site_graph")
-        frame.createOrReplaceTempView(name)
+        self.keep(rows.local_frame(self.spark, data, _graph_schema())).createOrReplaceTempView(name)
+        shipped = self._view_name("site_cost_text")
+        rows.local_frame(self.spark, costs, _cost_text_schema()).createOrReplaceTempView(shipped)
+        x = self.lambda_var()
+        cost = (f"IF(`n` = 0, CAST(array() AS ARRAY<BIGINT>), "
+                f"transform(split(`cost`, ','), {x} -> CAST({x} AS BIGINT)))")
+        self._cost_view = self._view_name("site_costs")
+        self.keep(self.sql(f"SELECT `est` AS `_k_est`, named_struct('n', `n`, 'cost', {cost}) AS `_k_rec` "
+                           f"FROM {q(shipped)}")).createOrReplaceTempView(self._cost_view)
         return name
 
-    def reach_view(self, op: str, limit: int, profile_first: bool) -> str:
-        """Per estate (_k_est, _k_rec struct<beyond: array<array<int>>>): for each site
-        number s of the graph (Model._graph), the numbers of the sites p whose
-        site_cost (p, s) (``profile_first``, else (s, p)) is not ``op`` ``limit``, in
-        order: where a profile may be to be out of reach of a replica at s
-        (linter.forms.pairs_reach), from the graph already in Python: n x n costs
-        (as SQL over the cost matrix, it was n lambdas of n reads each, with the
-        16 MB matrix shipped in the task, at 1,443 sites)."""
+    def reach_views(self, op: str, limit: int, profile_first: bool) -> tuple[str, str]:
+        """Two small views of the graph (Model._graph) for linter.forms.pairs_reach:
+        (est, name, number) of every site, and (est, name, beyond): for each site s,
+        the numbers of the sites p whose site_cost (p, s) (``profile_first``, else
+        (s, p)) is not ``op`` ``limit``, in order, i.e. where a profile may be to be
+        out of reach of an item at s. From the graph already in Python (n x n
+        costs); as SQL over the cost matrix, n lambdas of n reads each with the
+        16 MB matrix in the task at 1,443 sites, one task ran a minute."""
         key = (op, limit, profile_first)
         if key not in self._reach:
             self.graph_view  # the graphs are built (Model._graph)
             within = (lambda c: c <= limit) if op == "<=" else (lambda c: c < limit)
-            data = [(est, (graph.beyond_numbers(within, profile_first),)) for est, graph in self._site_graphs.items()]
-            frame = rows.local_frame(self.spark, data, _reach_schema())
+            if self._site_names is None:
+                numbers = [(est, name, i) for est, graph in self._site_graphs.items()
+                           for i, name in enumerate(graph.names)]
+                self._site_names = self._view_name("site_numbers")
+                self.keep(rows.local_frame(self.spark, numbers, _site_numbers_schema())
+                          ).createOrReplaceTempView(self._site_names)
+            data = [(est, graph.names[s], far) for est, graph in self._site_graphs.items()
+                    for s, far in enumerate(graph.beyond_numbers(within, profile_first))]
             name = self._view_name("reach")
-            self.keep(frame).createOrReplaceTempView(name)
-            self._reach[key] = name
+            self.keep(rows.local_frame(self.spark, data, _reach_schema())).createOrReplaceTempView(name)
+            self._reach[key] = (self._site_names, name)
         return self._reach[key]
 
     def unpersist(self) -> None:
