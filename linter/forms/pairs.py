@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from linter.engines.scope import SCOPED_NAMES, Scope, derive, hashable
 from linter.estate import record_order
 from linter.findings import Finding
-import linter.forms.pairs_reach as pairs_reach
+from linter.forms import pairs_reach
 from linter.forms.errors import PackError, expression
 from linter.policy.expr import field_paths
 from linter.policy.locate import field_path
@@ -280,7 +280,6 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     # (a missing entry reads as NULL there, as an entry whose navigation finds nothing
     # does, yet any/all skip the first and not the second: whether the list holds
     # one is read too)
-    representative = ""
     represented = []
     item_paths = _item_paths(check.when, model, table)
     for name, path in item_paths.items():

@@ -33,11 +33,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from linter.engines.scope import Scope, derive
 from linter.policy.expr import Node
 
 if TYPE_CHECKING:
     from linter.engines.local import LocalEngine
-    from linter.engines.scope import Scope
 
 _MIRROR = {"<=": ">=", "<": ">", ">=": "<=", ">": "<"}
 _NEGATE = {">": "<=", ">=": "<"}  # all(L, cost > K) is not any(L, cost <= K)
@@ -135,8 +135,6 @@ class LocalIndex:
 
     def candidates(self, pool: list, scope: "Scope") -> list:
         evaluator = self.engine.evaluator
-        from linter.engines.scope import derive
-
         values, texts, item_table = evaluator._list((self.reach.field,), scope)
         sites = set()
         for value, text in zip(values, texts):
