@@ -16,10 +16,11 @@ SHAPES = {
     "XRC002": "not any(replicas, 250 > site_cost(profile.site, item.server.defined_site))",
     "XRC003": "all(replicas, 100 <= site_cost(item.server.site, profile.site))",
 }
-SHAPE_RULE = """
+# a folder x store pairs rule, as a user's pack writes it (id, severity and the rest follow)
+PAIRS_RULE = """
 - id: {id}
   title: t
-  severity: warning
+  severity: {severity}
   summary: s
   rationale: r
   fix_hint: f
@@ -28,6 +29,8 @@ SHAPE_RULE = """
   form: pairs
   with: PublicFolderDatabase
   join: {{left: hierarchy, right: hierarchy}}
+"""
+SHAPE_RULE = """\
   profile: {{site: {site}, version: server.version}}
   where: tree == 'IPM_SUBTREE'
   other_when: not (other.name in replicas)
@@ -41,8 +44,9 @@ COSTS = (1, 10, 100, 249, 250, 251, 300, 499, 500, 501, 700, 2000)
 
 def shape_rules(tmp_path):
     # XRC003 reads the site as written, defined or not
-    pack = "".join(SHAPE_RULE.format(id=rule_id, when=when,
-                                     site="server.site" if rule_id == "XRC003" else "server.defined_site")
+    pack = "".join(PAIRS_RULE.format(id=rule_id, severity="warning")
+                   + SHAPE_RULE.format(id=rule_id, when=when,
+                                       site="server.site" if rule_id == "XRC003" else "server.defined_site")
                    for rule_id, when in SHAPES.items())
     (tmp_path / "shapes.yaml").write_text(pack)
     rules = load_rules([tmp_path])

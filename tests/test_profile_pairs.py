@@ -13,23 +13,9 @@ from linter.estate import build_estate
 from linter.generate.core import Settings, generate
 from linter.loading import load_file
 from linter.policy.packs import PackError, load_rules
+from reach_estates import PAIRS_RULE
 
 ROOT = Path(__file__).resolve().parent.parent
-
-# a folder x store pairs rule, as a user's pack writes it (id, severity and the rest follow)
-PAIRS_RULE = """
-- id: {id}
-  title: t
-  severity: {severity}
-  summary: s
-  rationale: r
-  fix_hint: f
-  source: {{note: test}}
-  table: PublicFolder
-  form: pairs
-  with: PublicFolderDatabase
-  join: {{left: hierarchy, right: hierarchy}}
-"""
 
 # RTE005 as it was written before profiles: every (folder, store) pair
 EVERY_PAIR = PAIRS_RULE.format(id="XPR005", severity="error") + """\
