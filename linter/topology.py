@@ -34,8 +34,7 @@ class SiteGraph:
         i, j = self.number.get(a), self.number.get(b)
         if i is None or j is None:
             return UNREACHABLE
-        cost = self.rows[i][j]
-        return UNREACHABLE if cost == _NO_PATH else cost
+        return _cost(self.rows[i][j])
 
     @property
     def cost(self) -> dict[tuple[str, str], int]:
@@ -46,16 +45,12 @@ class SiteGraph:
 
     def matrix(self) -> list[int]:
         """Every cost, row after row (site i to site j at i * n + j), UNREACHABLE where no chain joins them."""
-        return [UNREACHABLE if c == _NO_PATH else c for row in self.rows for c in row]
+        return [_cost(c) for row in self.rows for c in row]
 
     def beyond_numbers(self, within, profile_first: bool = True) -> list[list[int]]:
         """For each site number s, the numbers of the sites p for which ``within``
         (a cost -> bool) is false of site_cost(p, s) (``profile_first``; else (s, p))."""
-        rows, n = self.rows, len(self.names)
-        far = [not within(UNREACHABLE if c == _NO_PATH else c) for row in rows for c in row]
-        if profile_first:
-            return [[p for p in range(n) if far[p * n + s]] for s in range(n)]
-        return [[p for p in range(n) if far[s * n + p]] for s in range(n)]
+        return [self._beyond(s, within, profile_first) for s in range(len(self.names))]
 
     def beyond(self, site: str, within, profile_first: bool = True) -> frozenset[str]:
         """The graph's sites p for which ``within`` is false of site_cost(p, ``site``)
@@ -63,12 +58,17 @@ class SiteGraph:
         s = self.number.get(site)
         if s is None:  # a site the graph does not know: every other site is unreachable from it
             return frozenset(p for p in self.names if p != site and not within(UNREACHABLE))
-        names, rows = self.names, self.rows
-        costs = [rows[p][s] for p in range(len(names))] if profile_first else rows[s]
-        return frozenset(names[p] for p, c in enumerate(costs) if not within(UNREACHABLE if c == _NO_PATH else c))
+        return frozenset(self.names[p] for p in self._beyond(s, within, profile_first))
 
-    def cost_rows(self) -> list[tuple[str, str, int]]:
-        return sorted((a, b, c) for (a, b), c in self.cost.items())
+    def _beyond(self, s: int, within, profile_first: bool) -> list[int]:
+        rows = self.rows
+        costs = [row[s] for row in rows] if profile_first else rows[s]
+        return [p for p, c in enumerate(costs) if not within(_cost(c))]
+
+
+def _cost(cost: int) -> int:
+    """A cost of SiteGraph.rows as site_cost gives it."""
+    return UNREACHABLE if cost == _NO_PATH else cost
 
 
 def build_site_graph(site_names, links) -> SiteGraph:
@@ -139,4 +139,4 @@ def _distances(source: int, n: int, site_links, hub_members) -> array:
                     distances[member] = dist
                     push(queue, (dist, member))
     # a sum past 64 bits (a cost no site link has) is kept as the farthest reachable
-    return array("q", [d if d < _NO_PATH else _NO_PATH - 1 if d != _NO_PATH else d for d in distances[:n]])
+    return array("q", [d if d == _NO_PATH else min(d, _NO_PATH - 1) for d in distances[:n]])

@@ -126,7 +126,6 @@ class LocalIndex:
         self.engine = engine
         self.reach = reach
         self.graph = engine.estate.graph
-        self.graph_sites = frozenset(self.graph.group_of)
         self._item_node = Node("field", ("item",) + reach.item_path)
         self._item_sites: dict = {}  # (type, item value) -> its site
         self._beyond: dict = {}  # site -> the graph's sites beyond reach of it
@@ -180,7 +179,7 @@ class LocalIndex:
                 value = values.get(self.reach.profile)
                 if value is None:
                     continue  # an unknown site: never true when the record has items
-                if isinstance(value, str) and value in self.graph_sites:
+                if isinstance(value, str) and value in self.graph.number:
                     by_value.setdefault(value, []).append(position)
                 else:
                     always.append(position)
@@ -216,7 +215,7 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
 
     if model.graph_view is None:
         return None
-    names, beyond = model.reach_views(reach.op, reach.limit, reach.profile_first)
+    names, beyond = model.reach_views(reach)
     a = model.alias()
     pn, number, shared, mode = q(a + "pn"), q(a + "n"), q(a + "shared"), q(a + "mode")
     p, n, d, e, g = (q(a + x) for x in ("p", "n0", "d", "e", "g"))

@@ -348,13 +348,6 @@ class Frame:
             self.hints.append(self.org.alias)
         return Rec("", self.model.tables["Organization"], self.org)
 
-    def lookup(self, view: str, on_name: str | None = None) -> Join:
-        """A small view (_k_est, _k_name, _k_rec) joined, broadcast, by estate (and by
-        ``on_name`` = _k_name): read its record's fields with ``joined``."""
-        join = self._lookup(view, on_name)
-        self.hints.append(join.alias)
-        return join
-
     def site_costs(self) -> str:
         """SQL of the estate's site costs struct (n, cost: Model._graph)."""
         if self.costs is None:
@@ -599,7 +592,7 @@ class Frame:
             return None
         return self.column(rec, column)
 
-    def site_number(self, site: str) -> str:
+    def _site_number(self, site: str) -> str:
         """The site's number in the estate's graph (Model._graph), null when the
         site is in no list or link: a hash bucket, then a one- or two-key map."""
         maps = self.site_maps()
@@ -613,7 +606,7 @@ class Frame:
         if site.type not in (STR, ANY):
             return site
         maps = self.site_maps()
-        return Val(f"coalesce(element_at({maps}.`group`, {self.site_number(site.sql)} + 1), {site.sql})", STR)
+        return Val(f"coalesce(element_at({maps}.`group`, {self._site_number(site.sql)} + 1), {site.sql})", STR)
 
     def _fn_site_cost(self, args, scope):
         a, b = self.compile(args[0], scope), self.compile(args[1], scope)
@@ -622,7 +615,7 @@ class Frame:
         if a.type not in (STR, ANY) or b.type not in (STR, ANY):
             raise CompileError("site_cost of values that are not site names")
         costs = self.site_costs()
-        cell = f"{self.site_number(a.sql)} * {costs}.`n` + {self.site_number(b.sql)} + 1"
+        cell = f"{self._site_number(a.sql)} * {costs}.`n` + {self._site_number(b.sql)} + 1"
         cost = f"element_at({costs}.`cost`, {cell})"
         return Val(f"CASE WHEN {a.sql} IS NULL OR {b.sql} IS NULL THEN CAST(NULL AS BIGINT) "
                    f"WHEN {a.sql} = {b.sql} THEN CAST(0 AS BIGINT) "

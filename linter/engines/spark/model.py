@@ -525,18 +525,17 @@ class Model:
                            f"FROM {q(shipped)}")).createOrReplaceTempView(self._cost_view)
         return name
 
-    def reach_views(self, op: str, limit: int, profile_first: bool) -> tuple[str, str]:
+    def reach_views(self, reach) -> tuple[str, str]:
         """Two small views of the graph (Model._graph) for linter.forms.pairs_reach:
         (est, name, number) of every site, and (est, name, beyond): for each site s,
-        the numbers of the sites p whose site_cost (p, s) (``profile_first``, else
-        (s, p)) is not ``op`` ``limit``, in order, i.e. where a profile may be to be
-        out of reach of an item at s. From the graph already in Python (n x n
+        the numbers of the sites p whose site_cost (p, s) (``reach.profile_first``,
+        else (s, p)) is not within ``reach`` (linter.forms.pairs_reach.Reach), in
+        order, i.e. where a profile may be to be out of reach of an item at s. From the graph already in Python (n x n
         costs); as SQL over the cost matrix, n lambdas of n reads each with the
         16 MB matrix in the task at 1,443 sites, one task ran a minute."""
-        key = (op, limit, profile_first)
+        key = (reach.op, reach.limit, reach.profile_first)
         if key not in self._reach:
             self.graph_view  # the graphs are built (Model._graph)
-            within = (lambda c: c <= limit) if op == "<=" else (lambda c: c < limit)
             if self._site_names is None:
                 numbers = [(est, name, i) for est, graph in self._site_graphs.items()
                            for i, name in enumerate(graph.names)]
@@ -544,7 +543,7 @@ class Model:
                 self.keep(rows.local_frame(self.spark, numbers, _site_numbers_schema())
                           ).createOrReplaceTempView(self._site_names)
             data = [(est, graph.names[s], far) for est, graph in self._site_graphs.items()
-                    for s, far in enumerate(graph.beyond_numbers(within, profile_first))]
+                    for s, far in enumerate(graph.beyond_numbers(reach.within, reach.profile_first))]
             name = self._view_name("reach")
             self.keep(rows.local_frame(self.spark, data, _reach_schema())).createOrReplaceTempView(name)
             self._reach[key] = (self._site_names, name)
