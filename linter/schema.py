@@ -477,13 +477,18 @@ def validate_document(document) -> tuple[list[Finding], bool]:
     kind = data.get("kind")
     readable = readable_entity(data)
     if api != API_VERSION:
-        if api is None:
+        if api is None and "apiVersion" in data:
+            findings.append(at(("apiVersion",), "EXL004", f"apiVersion is empty (null): write 'apiVersion: {API_VERSION}'",
+                               entity=readable))
+        elif api is None:
             findings.append(at((), "EXL004", f"missing apiVersion: add 'apiVersion: {API_VERSION}'", entity=readable))
         else:
             findings.append(at(("apiVersion",), "EXL004", f"unknown apiVersion {_short(api)}; exlint reads {API_VERSION}",
                                entity=readable))
     if kind not in KINDS:
-        if kind is None:
+        if kind is None and "kind" in data:
+            findings.append(at(("kind",), "EXL004", f"kind is empty (null): write one of {', '.join(KINDS)}"))
+        elif kind is None:
             findings.append(at((), "EXL004", f"missing kind: one of {', '.join(KINDS)}"))
         else:
             suggestion = _suggest(str(kind), KINDS)

@@ -23,6 +23,7 @@ EXPECTED = {
     "wrong-type.yaml": ({("EXL003", 5)}, 1),
     "unknown-apiversion.yaml": ({("EXL004", 1)}, 1),
     "unknown-kind.yaml": ({("EXL004", 2)}, 1),
+    "null-apiversion-kind.yaml": ({("EXL004", 2), ("EXL004", 8)}, 2),
     "empty.yaml": (set(), 0),
     "comment-only.yaml": (set(), 0),
     "python-tag.yaml": ({("EXL001", 4)}, 0),
@@ -56,6 +57,13 @@ def test_bad_input_gives_positioned_findings(name):
     for finding in report["findings"]:
         assert finding["file"].endswith(name) and finding["column"] >= 1
     assert code == (1 if expected else 0)
+
+
+def test_a_null_apiversion_or_kind_is_said_to_be_empty_not_missing():
+    _, report = run_json("--select", STRUCTURAL, CORPUS / "null-apiversion-kind.yaml")
+    messages = {f["line"]: f["message"] for f in report["findings"]}
+    assert messages[2].startswith("apiVersion is empty (null)") and "missing" not in messages[2]
+    assert messages[8].startswith("kind is empty (null)") and "missing" not in messages[8]
 
 
 def test_crlf_and_bom_positions_match_an_lf_file():
