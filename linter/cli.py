@@ -402,12 +402,13 @@ def rules_command(fmt, config, self_test):
         click.echo(f"{sum(len(r.examples.get('bad') or []) + len(r.examples.get('good') or []) for r in rules.values())}"
                    f" example(s) of {len(rules)} rule(s): {len(failures)} failure(s)")
         sys.exit(1 if failures else 0)
+    listed = sorted(rules.values(), key=lambda r: r.id)  # by ID, as every catalog is read
     if fmt == "json":
         import json
 
-        click.echo(json.dumps([rule_summary(r) for r in rules.values()], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([rule_summary(r) for r in listed], indent=2, ensure_ascii=False))
         return
-    for line in rules_table(list(rules.values()), shutil.get_terminal_size((120, 24)).columns):
+    for line in rules_table(listed, shutil.get_terminal_size((120, 24)).columns):
         click.echo(line)
 
 

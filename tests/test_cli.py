@@ -297,8 +297,12 @@ def test_rules_lists_the_whole_catalog():
     assert missing == []
     for rule in rules.values():
         assert rule["severity"] in ("error", "warning", "info") and rule["title"] and rule["source"]
+    listed = [r["id"] for r in json.loads(result.stdout)]
+    assert listed == sorted(listed)  # by ID, the built-in EXL rules among the rest
     table = invoke("rules")
     assert table.exit_code == 0 and "DUP001" in table.stdout
+    ids = [line.split()[0] for line in table.stdout.splitlines()[1:]]
+    assert ids == sorted(ids) == listed
 
 
 def test_explain_and_unknown_rule():
