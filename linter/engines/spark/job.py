@@ -89,6 +89,7 @@ def rule_findings(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list
     # the predicates of a table are one pass over it (Deequ-style): one projection
     for table, checks in predicates.items():
         parts.extend(FORMS["predicate"].spark_batch(model, table, checks, failures))
+    model.flush_items()  # the item arrays the parts read, each list's paths gathered in one pass
     return parts, failures
 
 

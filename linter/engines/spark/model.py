@@ -15,9 +15,9 @@ from __future__ import annotations
 import itertools
 
 from linter.engines.spark import records as rows
-from linter.engines.spark.compile import INT, NULL, CompileError, Frame, Rec, Scope, strict_true
+from linter.engines.spark.compile import INT, NULL, Bound, CompileError, Frame, Rec, Scope, Val, explode_items, strict_true
 from linter.engines.spark.session import is_connect
-from linter.engines.spark.sqltext import q, typed_null
+from linter.engines.spark.sqltext import STR, q, typed_null
 from linter.engines.spark.threads import Background
 from linter.engines.spark.xxhash import spark_string_hash
 from linter.estate import default_organization
@@ -179,6 +179,7 @@ class Model:
         self.frames: dict = {}
         self._dedup: dict[str, str] = {}
         self._items: dict = {}
+        self._item_groups: dict = {}  # (view, list field) -> ItemArrays named, not built yet
         self._reach: dict = {}  # (op, limit, profile first) -> its views (reach_views)
         self._site_graphs: dict = {}  # estate -> its SiteGraph (Model._graph)
         self._site_names: str | None = None  # the view of every site's number (reach_views)
@@ -251,6 +252,11 @@ class Model:
         return f"/*+ REPARTITION({int(self.spark.conf.get('spark.sql.shuffle.partitions') or 8)}) */ "
 
     def sql(self, text: str):
+        # item arrays named but not built yet are built when a text reads one, and not
+        # before: the paths asked of one list by later checks join the same pass
+        if self._item_groups and any(name in text for group in self._item_groups.values()
+                                     for name, _ in group.values):
+            self.flush_items()
         return self.spark.sql(text)
 
     def view(self, table: str) -> str:
@@ -291,29 +297,24 @@ class Model:
 
         The values depend on the estate and the list alone, and records share lists
         (a million folders at 100,000 servers have ~70,000 distinct replica lists):
-        each list is exploded, looked up and gathered once, not each record's copy."""
-        from linter.engines.spark.compile import Bound, Val, explode_items
-        from linter.engines.spark.sqltext import STR
-
+        each list is exploded, looked up and gathered once, not each record's copy.
+        The paths asked of one list are gathered together (ItemArrays): the view is
+        named now and built, with every path asked of the list until then, when SQL
+        reading one of them runs (Model.sql) or the rules are compiled (flush_items)."""
         key = (self.views[table], field_name, tuple(path))
         if key not in self._items:
-            spec = self.tables[table].fields[field_name]
-            listed = q(field_name)
-            lists = (f"(SELECT DISTINCT `_est`, {listed} FROM {q(self.views[table])} "
-                     f"WHERE size({listed}) > 0)")
-            frame = Frame(self, lists, ["_est", field_name])
-            child, pos, iv, it = explode_items(frame, listed, None)
-            item = Bound(Val(q(iv), STR, q(it), STR, name=iv), self.tables[spec.ref])
-            val = child.nav(("item",) + tuple(path), Scope(Rec("", self.tables[table]), item=item))
-            value = val.sql if val.type != NULL else "CAST(NULL AS STRING)"
-            rows = child.select(["`_est` AS `e`", f"{listed} AS `l`", f"{q(pos)} AS `p`", f"{value} AS `v`"])
-            frame = self.sql(f"SELECT `e` AS `_k_est`, `l` AS `_k_list`, named_struct('v', transform(array_sort("
-                             f"collect_list(named_struct('p', `p`, 'v', `v`))), `s` -> `s`.`v`)) AS `_k_rec` "
-                             f"FROM ({rows}) AS `x` GROUP BY `e`, `l`")
+            group = self._item_groups.get(key[:2])
+            if group is None:
+                group = self._item_groups[key[:2]] = ItemArrays(self, table, field_name)
             name = self._view_name(f"{table}_{field_name}_items")
-            self.keep(frame).createOrReplaceTempView(name)
-            self._items[key] = (name, val.type)
+            self._items[key] = (name, group.add(name, path))
         return self._items[key]
+
+    def flush_items(self) -> None:
+        """Build the item arrays named since the last flush (item_array_view)."""
+        groups, self._item_groups = self._item_groups, {}
+        for group in groups.values():
+            group.build()
 
     def keep(self, frame):
         """The frame computed and kept: a local checkpoint in local mode (the
@@ -556,3 +557,45 @@ class Model:
             except Exception:
                 pass
         self.registered = []
+
+
+class ItemArrays:
+    """The item arrays of one list field asked for since the last flush: the
+    distinct lists exploded once, each path navigated from the same items (their
+    joins shared), and one grouping gathering every path's values; each path's
+    view is then that one row per list with its own array. One pass instead of
+    one per path: the independent 10,000-server inventory asks four of
+    PublicFolder.replicas (docs/spark.md, session 44)."""
+
+    def __init__(self, model: Model, table: str, field_name: str):
+        self.model, self.table, self.field_name = model, table, field_name
+        listed = q(field_name)
+        lists = (f"(SELECT DISTINCT `_est`, {listed} FROM {q(model.views[table])} "
+                 f"WHERE size({listed}) > 0)")
+        frame = Frame(model, lists, ["_est", field_name])
+        self.child, self.pos, self.iv, self.it = explode_items(frame, listed, None)
+        self.values: list[tuple[str, str]] = []  # (view name, SQL of the item's value)
+
+    def add(self, name: str, path: tuple) -> str:
+        """Name ``name`` the view of ``item.<path>``; returns the values' type."""
+        model = self.model
+        spec = model.tables[self.table].fields[self.field_name]
+        item = Bound(Val(q(self.iv), STR, q(self.it), STR, name=self.iv), model.tables[spec.ref])
+        val = self.child.nav(("item",) + tuple(path), Scope(Rec("", model.tables[self.table]), item=item))
+        self.values.append((name, val.sql if val.type != NULL else "CAST(NULL AS STRING)"))
+        return val.type
+
+    def build(self) -> None:
+        model = self.model
+        rows = self.child.select(["`_est` AS `e`", f"{q(self.field_name)} AS `l`", f"{q(self.pos)} AS `p`"]
+                                 + [f"{value} AS `v{i}`" for i, (_, value) in enumerate(self.values)])
+        fields = ", ".join(f"'v{i}', `v{i}`" for i in range(len(self.values)))
+        gather = (f"SELECT `e` AS `_k_est`, `l` AS `_k_list`, array_sort(collect_list(named_struct('p', `p`, {fields}))) "
+                  f"AS `_k_all` FROM ({rows}) AS `x` GROUP BY `e`, `l`")
+        if len(self.values) > 1:  # gathered once and kept; each path's view a projection of it, kept
+            gathered = model._view_name(f"{self.table}_{self.field_name}_items_all")
+            model.keep(model.spark.sql(gather)).createOrReplaceTempView(gathered)
+            gather = f"SELECT * FROM {q(gathered)}"
+        for i, (name, _) in enumerate(self.values):
+            model.keep(model.spark.sql(f"SELECT `_k_est`, `_k_list`, named_struct('v', transform(`_k_all`, `s` -> "
+                                       f"`s`.`v{i}`)) AS `_k_rec` FROM ({gather}) AS `g`")).createOrReplaceTempView(name)

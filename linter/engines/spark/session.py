@@ -37,6 +37,12 @@ DEFAULT_CONF = {
     # table is the same plan and Spark broadcasts it once per query
     "spark.sql.optimizer.expression.nestedPruning.enabled": "false",
     "spark.sql.optimizer.nestedSchemaPruning.enabled": "false",
+    # collect_list and other object aggregates stay hash-based up to this many groups a
+    # task before sorting (Spark's default 128): the item arrays group ~60,000 distinct
+    # replica lists by the lists themselves, and sorting by arrays of strings was most of
+    # their time (independent 10,000 servers: 44.6 -> 28.2 s of task time, docs/spark.md
+    # session 44); past it Spark still falls back to sorting, so memory stays bounded
+    "spark.sql.objectHashAggregate.sortBased.fallbackThreshold": "65536",
     # the driver (here, in client mode too) plans some fifty rule queries
     "spark.driver.memory": "4g",
 }

@@ -1,0 +1,42 @@
+"""The item arrays of one list field (Model.item_array_view) are gathered in one
+pass: every path the rules ask of PublicFolder.replicas shares one explode and
+one grouping (ItemArrays), and each path's view holds the same rows it held when
+it was built alone. test_parity.py proves the findings; this holds the pass."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from linter.config import Config
+from linter.engines.spark import job
+from linter.engines.spark.inventory import discover_inputs
+from linter.engines.spark.model import ItemArrays
+from linter.policy.packs import load_rules
+
+REPO = Path(__file__).resolve().parents[2]
+RULES = load_rules()
+SAMPLE = REPO / "samples" / "inventory" / "estate.jsonl"
+
+
+def _rows(spark, view: str) -> list:
+    return sorted((row["_k_est"], tuple(row["_k_list"]), tuple(row["_k_rec"]["v"]))
+                  for row in spark.table(view).collect())
+
+
+def test_the_paths_of_one_list_are_gathered_once_and_each_holds_its_own_values(spark):
+    run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
+    try:
+        model = run.model
+        paths = {key[2]: view for key, (view, _) in model._items.items()
+                 if key[0] == model.views["PublicFolder"] and key[1] == "replicas"}
+        assert len(paths) >= 2, paths  # the rules ask several paths of the replicas
+        gathered = [name for name in model.registered if "_PublicFolder_replicas_items_all_" in name]
+        assert len(gathered) == 1, gathered
+        assert not model._item_groups  # every named view was built
+        for path, view in paths.items():
+            alone = ItemArrays(model, "PublicFolder", "replicas")
+            name = model._view_name("PublicFolder_replicas_alone")
+            alone.add(name, path)
+            alone.build()
+            assert _rows(spark, view) == _rows(spark, name), path
+    finally:
+        run.close()
