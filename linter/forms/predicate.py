@@ -27,6 +27,10 @@ def parse(check: "Check", merged: dict, ctx: dict, validator, where: str, rule_i
 # -- the local engine ----------------------------------------------------------------------
 def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
     table = engine.tables[check.table]
+    when = engine.evaluator.compiled(check.when) if check.when is not None else None
+
+    def true(scope) -> bool:
+        return when is None or when(scope) is True
     out = []
     for record, scope in engine.rows(check, focused=True):
         if check.each:
@@ -36,7 +40,7 @@ def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
             ref = engine.tables[spec.ref] if spec.ref else None
             for index, (value, text) in enumerate(zip(values, texts)):
                 inner = derive(scope, item=value, item_text=text, item_table=ref)
-                if engine.true(check.when, inner):
+                if true(inner):
                     out.append(engine.finding(rule, check, inner, spec.path + (index,)))
         elif check.fields:
             for name in check.fields:
@@ -44,9 +48,9 @@ def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
                 ref = engine.tables[spec.ref] if spec is not None and spec.ref else None
                 inner = derive(scope, value=engine.evaluator.field(record, name), value_text=record.get(name + "__text"),
                                 value_table=ref)
-                if engine.true(check.when, inner):
+                if true(inner):
                     out.append(engine.finding(rule, check, inner, field_path(table, name)))
-        elif engine.true(check.when, scope):
+        elif true(scope):
             out.append(engine.finding(rule, check, scope, field_path(table, check.field)))
     return out
 
