@@ -413,12 +413,12 @@ class LocalEngine:
 
     def _matching_rows(self, check: Check, focused: bool) -> list[tuple[dict, Scope]]:
         focus = self.focus if focused else None
-        where = self.evaluator.compiled(check.where) if check.where is not None else None
+        where = self.holds(check.where)
         out = []
         for record, scope in self._scoped(check.table):
             if focus is not None and record["_file"] not in focus:
                 continue
-            if where is None or where(scope) is True:
+            if where(scope):
                 out.append((record, scope))
         return out
 
@@ -465,4 +465,11 @@ class LocalEngine:
 
     def true(self, node: Node | None, scope: Scope) -> bool:
         return node is None or self.evaluator.eval(node, scope) is True
+
+    def holds(self, node: Node | None):
+        """``true`` as a function of a scope, compiled once (for a loop over records)."""
+        if node is None:
+            return lambda scope: True
+        test = self.evaluator.compiled(node)
+        return lambda scope: test(scope) is True
 

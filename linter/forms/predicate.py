@@ -27,10 +27,7 @@ def parse(check: "Check", merged: dict, ctx: dict, validator, where: str, rule_i
 # -- the local engine ----------------------------------------------------------------------
 def local(engine: "LocalEngine", rule: "Rule", check: "Check") -> list[Finding]:
     table = engine.tables[check.table]
-    when = engine.evaluator.compiled(check.when) if check.when is not None else None
-
-    def true(scope) -> bool:
-        return when is None or when(scope) is True
+    true = engine.holds(check.when)
     out = []
     for record, scope in engine.rows(check, focused=True):
         if check.each:
