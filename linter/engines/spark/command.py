@@ -106,12 +106,15 @@ def _end_progress(state: dict) -> None:
 
 
 def _fail(exc: BaseException, log, state: dict) -> None:
-    from linter.engines.spark.failures import append_trace, describe, is_spark_failure
+    from linter.engines.spark.failures import DRIVER_CAUSE, DRIVER_OUT_OF_MEMORY, MEMORY_HINT, append_trace, \
+        describe, driver_ran_out_of_memory, is_spark_failure
 
     _end_progress(state)
     append_trace(log, exc)
     if is_spark_failure(exc):
         message = describe(exc)
+        if message.startswith(DRIVER_CAUSE) and driver_ran_out_of_memory(log):
+            message = f"{DRIVER_OUT_OF_MEMORY}: {MEMORY_HINT}"
     else:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         message = f"internal error ({type(exc).__name__}: {first}); please report it with the log"
@@ -385,18 +388,32 @@ def _summary_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
-def _finding_objects(findings):
+# Findings a part of the printed output holds at most: the JVM sends each part to this
+# process whole, so one part of every finding (the one-partition layouts) held them all in
+# the driver's heap at once (1.2 million findings of ~2 KB at 500 servers ran it out)
+FINDINGS_PER_PART = 50_000
+
+
+def _finding_objects(findings, count: int = 0):
     from linter.findings import Entity, Finding
 
-    columns = ["rule", "severity", "message", "file", "line", "column", "path", "entity_kind", "entity_name"]
-    ordered = findings.select(*columns).orderBy(
-        findings["file"].asc_nulls_first(), findings["line"].asc_nulls_first(),
-        findings["column"].asc_nulls_first(), "rule", findings["path"].asc_nulls_first(), "entity_kind",
-        "entity_name", "message")
-    for row in ordered.toLocalIterator():
+    for row in ordered_findings(findings, count).toLocalIterator():
         entity = Entity(row["entity_kind"], row["entity_name"]) if row["entity_kind"] else None
         yield Finding(row["rule"], row["severity"], row["message"], row["file"], row["line"], row["column"],
                       row["path"], entity)
+
+
+def ordered_findings(findings, count: int):
+    """The findings in the order `check` prints them, in parts of at most
+    FINDINGS_PER_PART (``count``: how many there are)."""
+    columns = ["rule", "severity", "message", "file", "line", "column", "path", "entity_kind", "entity_name"]
+    order = [findings["file"].asc_nulls_first(), findings["line"].asc_nulls_first(),
+             findings["column"].asc_nulls_first(), findings["rule"].asc_nulls_first(),
+             findings["path"].asc_nulls_first(), findings["entity_kind"].asc_nulls_first(),
+             findings["entity_name"].asc_nulls_first(), findings["message"].asc_nulls_first()]
+    parts = max(1, -(-count // FINDINGS_PER_PART))
+    # ranges in order, each sorted: read one part after another, the whole is in order
+    return findings.select(*columns).repartitionByRange(parts, *order).sortWithinPartitions(*order)
 
 
 def _print_findings(findings, fmt: str, summary: dict) -> None:
@@ -409,13 +426,13 @@ def _print_findings(findings, fmt: str, summary: dict) -> None:
     if fmt == "json":
         click.echo('{"version": "1", "tool": ' + json.dumps({"name": "exlint", "version": __version__})
                    + ', "findings": [', nl=False)
-        for index, finding in enumerate(_finding_objects(findings)):
+        for index, finding in enumerate(_finding_objects(findings, sum(summary["severity"].values()))):
             click.echo(("," if index else "") + "\n  " + json.dumps(finding.as_dict(), ensure_ascii=False), nl=False)
         body = {"files": stats["files"], "documents": stats["documents"], **summary["severity"],
                 "records_in": stats["records_in"], "linted": stats["linted"], "skipped": stats["skipped"]}
         click.echo("\n], \"summary\": " + json.dumps(body) + "}")
         return
-    for finding in _finding_objects(findings):
+    for finding in _finding_objects(findings, sum(summary["severity"].values())):
         where = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
         click.echo(f"{where}: {finding.rule} [{finding.severity}] {finding.message}")
     counts = summary["severity"]

@@ -64,6 +64,21 @@ MEMORY_HINT = ("give Spark more memory: --conf spark.driver.memory=8g (and --con
 DRIVER_CAUSE = "the Spark driver stopped unexpectedly (its JVM exited or was killed)"
 DRIVER_HINT = "see the log for why; if it ran out of memory, " + MEMORY_HINT
 
+DRIVER_OUT_OF_MEMORY = "the Spark driver ran out of memory and stopped (java.lang.OutOfMemoryError)"
+
+
+def driver_ran_out_of_memory(log) -> bool:
+    """Whether the driver JVM's log ends with its exit on an exhausted heap
+    (session.build_session starts it with -XX:+ExitOnOutOfMemoryError)."""
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(0, 2)
+            handle.seek(max(0, handle.tell() - 65536))
+            return b"Terminating due to java.lang.OutOfMemoryError" in handle.read()
+    except (OSError, TypeError):
+        return False
+
+
 # (pattern over the exception's text, cause, what to do); {0} is the pattern's first group
 _CAUSES: list[tuple[re.Pattern, str, str]] = [
     (re.compile(r"OutOfMemoryError|Java heap space|GC overhead limit exceeded|Container killed .*memory"),
