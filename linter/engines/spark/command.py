@@ -394,7 +394,7 @@ def _summary_table(summary: dict) -> str:
 FINDINGS_PER_PART = 50_000
 
 
-def _finding_objects(findings, count: int = 0):
+def _finding_objects(findings, count: int):
     from linter.findings import Entity, Finding
 
     for row in ordered_findings(findings, count).toLocalIterator():
@@ -423,16 +423,17 @@ def _print_findings(findings, fmt: str, summary: dict) -> None:
     from linter import __version__
 
     stats = summary["stats"]
+    count = sum(summary["severity"].values())
     if fmt == "json":
         click.echo('{"version": "1", "tool": ' + json.dumps({"name": "exlint", "version": __version__})
                    + ', "findings": [', nl=False)
-        for index, finding in enumerate(_finding_objects(findings, sum(summary["severity"].values()))):
+        for index, finding in enumerate(_finding_objects(findings, count)):
             click.echo(("," if index else "") + "\n  " + json.dumps(finding.as_dict(), ensure_ascii=False), nl=False)
         body = {"files": stats["files"], "documents": stats["documents"], **summary["severity"],
                 "records_in": stats["records_in"], "linted": stats["linted"], "skipped": stats["skipped"]}
         click.echo("\n], \"summary\": " + json.dumps(body) + "}")
         return
-    for finding in _finding_objects(findings, sum(summary["severity"].values())):
+    for finding in _finding_objects(findings, count):
         where = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
         click.echo(f"{where}: {finding.rule} [{finding.severity}] {finding.message}")
     counts = summary["severity"]
