@@ -4,10 +4,13 @@ cause instead of leaving it waiting forever (1.2 million findings at 500 servers
 docs/spark.md "Many findings")."""
 from __future__ import annotations
 
-from linter.engines.spark import command
-from linter.engines.spark.failures import DRIVER_OUT_OF_MEMORY, driver_ran_out_of_memory
+import pytest
+
+from linter.engines.spark import command, session
+from linter.engines.spark.failures import DRIVER_CAUSE, DRIVER_OUT_OF_MEMORY, describe, driver_ran_out_of_memory
 from linter.engines.spark.records import FINDING, spark_schema
-from linter.findings import Finding, sort_findings
+from linter.findings import Entity, Finding, sort_findings
+from linter.options import ExitError
 
 ROWS = [
     (0, "RTE005", "error", "folder /b unreachable from PF-2", "b.jsonl", 7, 3, "spec.replicas", "PublicFolder", "/b"),
@@ -23,8 +26,6 @@ ROWS = [
 
 
 def _expected() -> list[Finding]:
-    from linter.findings import Entity
-
     found = [Finding(r[1], r[2], r[3], r[4], r[5], r[6], r[7], Entity(r[8], r[9]) if r[8] else None) for r in ROWS]
     return sort_findings(found)
 
@@ -47,7 +48,15 @@ def test_the_driver_jvm_exits_when_out_of_heap(spark):
     assert "-XX:+ExitOnOutOfMemoryError" in arguments
 
 
-def test_a_driver_out_of_heap_is_said_as_such(tmp_path):
+def test_only_the_users_own_out_of_heap_action_replaces_the_exit():
+    assert session.exit_on_out_of_memory("-Xss4m").split() == ["-Xss4m", "-XX:+ExitOnOutOfMemoryError"]
+    dump = "-XX:+HeapDumpOnOutOfMemoryError"  # a dump alone does not end the JVM
+    assert "-XX:+ExitOnOutOfMemoryError" in session.exit_on_out_of_memory(dump).split()
+    for own in ("-XX:+CrashOnOutOfMemoryError", "-XX:OnOutOfMemoryError='kill -9 %p'", "-XX:+ExitOnOutOfMemoryError"):
+        assert session.exit_on_out_of_memory(own) == own
+
+
+def test_a_driver_out_of_heap_is_said_as_such(tmp_path, monkeypatch):
     log = tmp_path / "estate.log"
     log.write_text("12:00:00 WARN something\n" * 5000 + "Terminating due to java.lang.OutOfMemoryError: Java heap space\n")
     assert driver_ran_out_of_memory(log)
@@ -58,12 +67,12 @@ def test_a_driver_out_of_heap_is_said_as_such(tmp_path):
 
     from py4j.protocol import Py4JNetworkError
 
-    from linter.options import ExitError
-
-    try:
-        command._fail(Py4JNetworkError("Answer from Java side is empty"), log, {})
-    except ExitError as exc:
-        assert str(exc).startswith(DRIVER_OUT_OF_MEMORY), str(exc)
-        assert "spark.driver.memory" in str(exc)
-    else:
-        raise AssertionError("_fail returned")
+    gone = Py4JNetworkError("Answer from Java side is empty")
+    monkeypatch.setattr(session, "_JVM_LOG", other)
+    assert describe(gone).startswith(DRIVER_CAUSE)
+    monkeypatch.setattr(session, "_JVM_LOG", log)
+    assert describe(gone).startswith(DRIVER_OUT_OF_MEMORY)
+    with pytest.raises(ExitError) as raised:
+        command._fail(gone, log, {})
+    assert str(raised.value).startswith(DRIVER_OUT_OF_MEMORY), str(raised.value)
+    assert "spark.driver.memory" in str(raised.value)

@@ -106,15 +106,12 @@ def _end_progress(state: dict) -> None:
 
 
 def _fail(exc: BaseException, log, state: dict) -> None:
-    from linter.engines.spark.failures import DRIVER_CAUSE, DRIVER_OUT_OF_MEMORY, MEMORY_HINT, append_trace, \
-        describe, driver_ran_out_of_memory, is_spark_failure
+    from linter.engines.spark.failures import append_trace, describe, is_spark_failure
 
     _end_progress(state)
     append_trace(log, exc)
     if is_spark_failure(exc):
         message = describe(exc)
-        if message.startswith(DRIVER_CAUSE) and driver_ran_out_of_memory(log):
-            message = f"{DRIVER_OUT_OF_MEMORY}: {MEMORY_HINT}"
     else:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
         message = f"internal error ({type(exc).__name__}: {first}); please report it with the log"

@@ -67,9 +67,18 @@ DRIVER_HINT = "see the log for why; if it ran out of memory, " + MEMORY_HINT
 DRIVER_OUT_OF_MEMORY = "the Spark driver ran out of memory and stopped (java.lang.OutOfMemoryError)"
 
 
+def _driver_stopped() -> str:
+    """The driver JVM is gone: why, when its log says it ran out of heap."""
+    from linter.engines.spark.session import jvm_log
+
+    if driver_ran_out_of_memory(jvm_log()):
+        return f"{DRIVER_OUT_OF_MEMORY}: {MEMORY_HINT}"
+    return f"{DRIVER_CAUSE}: {DRIVER_HINT}"
+
+
 def driver_ran_out_of_memory(log) -> bool:
     """Whether the driver JVM's log ends with its exit on an exhausted heap
-    (session.build_session starts it with -XX:+ExitOnOutOfMemoryError)."""
+    (session.exit_on_out_of_memory)."""
     try:
         with open(log, "rb") as handle:
             handle.seek(0, 2)
@@ -151,10 +160,12 @@ def describe(exc: BaseException) -> str:
 
     if is_spark_failure(exc) and jvm_exited():
         # Py4J's own words for a call the dead JVM never answered name only the call
-        return f"{DRIVER_CAUSE}: {DRIVER_HINT}"
+        return _driver_stopped()
     text = _text(exc)
     for pattern, cause, hint in _CAUSES:
         match = pattern.search(text)
+        if match and cause == DRIVER_CAUSE:
+            return _driver_stopped()
         if match:
             named = _FILE.search(text)
             where = f" ({named.group(0).removeprefix('file:')})" if named else ""

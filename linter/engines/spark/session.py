@@ -220,12 +220,7 @@ def build_session(options: SessionOptions):
     java_options = conf.get("spark.driver.extraJavaOptions", "")
     if "log4j2.configurationFile" not in java_options:
         java_options += f" -Dlog4j2.configurationFile={_quiet_log4j()}"
-    if "OutOfMemoryError" not in java_options:
-        # A driver JVM out of heap half-stops its SparkContext and then waits forever, with this
-        # process blocked on its socket (1.2 million findings at 500 servers did). Exiting
-        # ends the run with the driver's failure, which says to give it more memory.
-        java_options += " -XX:+ExitOnOutOfMemoryError"
-    conf["spark.driver.extraJavaOptions"] = java_options.strip()
+    conf["spark.driver.extraJavaOptions"] = exit_on_out_of_memory(java_options).strip()
     builder = builder.master(master)
     for key, value in conf.items():
         builder = builder.config(key, value)
@@ -255,6 +250,22 @@ def build_session(options: SessionOptions):
         raise SessionError(f"cannot start Spark (master {master}): {cause}") from None
     session.sparkContext.setLogLevel("WARN")
     return session
+
+
+# what the user may already have told the JVM to do when its heap runs out (a heap dump
+# alone, -XX:+HeapDumpOnOutOfMemoryError, does not say that)
+_OWN_OUT_OF_MEMORY = re.compile(r"(?:Exit|Crash)OnOutOfMemoryError|-XX:OnOutOfMemoryError=")
+
+
+def exit_on_out_of_memory(java_options: str) -> str:
+    """The driver's Java options with -XX:+ExitOnOutOfMemoryError, unless they say
+    what to do on it already. A driver JVM out of heap half-stops its SparkContext and
+    then waits forever, with this process blocked on its socket (1.2 million findings
+    at 500 servers did); exiting ends the run with the driver's failure, which
+    failures.describe reads from the JVM's log."""
+    if _OWN_OUT_OF_MEMORY.search(java_options):
+        return java_options
+    return f"{java_options} -XX:+ExitOnOutOfMemoryError"
 
 
 def launch_conf(options: SessionOptions, master: str) -> dict:
@@ -315,6 +326,8 @@ def _launch_jvm(master: str, app_name: str, conf: dict, log: Path) -> None:
     with SparkContext._lock:
         SparkContext._gateway = gateway
         SparkContext._jvm = gateway.jvm
+    global _JVM_LOG
+    _JVM_LOG = log
 
 
 def _children() -> set[int]:
@@ -344,6 +357,14 @@ def jvm_process():
     except ImportError:
         return None
     return getattr(SparkContext._gateway, "proc", None)
+
+
+_JVM_LOG: Path | None = None  # where the JVM this process started writes (_launch_jvm)
+
+
+def jvm_log() -> Path | None:
+    """The log of the JVM this process started, if it started one with a log."""
+    return _JVM_LOG
 
 
 def jvm_exited() -> bool:
