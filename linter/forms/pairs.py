@@ -285,7 +285,7 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     for name, path in item_paths.items():
         reads.remove(name)
         values, _ = frame.item_values(Rec("", table), name, path)
-        extras[a + "is_" + name] = f"array_sort(array_distinct({values}))"
+        extras[a + "is_" + name] = f"sort_array(array_distinct({values}))"
         x = model.lambda_var()
         extras[a + "nl_" + name] = f"coalesce(exists({q(name)}, {x} -> {x} IS NULL), false)"
         reads += [a + "is_" + name, a + "nl_" + name]

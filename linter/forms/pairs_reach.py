@@ -209,48 +209,58 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
     the graph's arrays are megabytes at a thousand sites. A profile's site is
     numbered by the graph (-1: a site the graph does not know, always a candidate;
     -2: none, a candidate only where the record has no item); each item site's
-    beyond array (Model.reach_view) joins by name, and a record's candidates are
-    the intersection of its arrays, exploded and joined to the profiles."""
+    far or near array (Model.reach_views) joins by name; a record's candidates are
+    its key's profile numbers, intersected with its far arrays and without its near
+    ones, exploded once and joined to the profiles."""
     from linter.engines.spark.sqltext import q
 
     if model.graph_view is None:
         return None
-    names, beyond = model.reach_views(reach)
+    names, reach_view = model.reach_views(reach)
     a = model.alias()
-    pn, number, shared, mode = q(a + "pn"), q(a + "n"), q(a + "shared"), q(a + "mode")
-    p, n, d, e, g = (q(a + x) for x in ("p", "n0", "d", "e", "g"))
+    pn, number, numbers = q(a + "pn"), q(a + "n"), q(a + "ns")
+    p, n, d, e, g, s, k = (q(a + x) for x in ("p", "n0", "d", "e", "g", "s", "k"))
     numbered = model._view_name("reach_profiles")
     picked = ", ".join(f"{p}.{q(c)}" for c in [est, profile_key] + profile_columns)
     model.sql(f"SELECT {model.broadcast_hint(a + 'n0')}{picked}, CASE WHEN {p}.{q(site)} IS NULL THEN -2 "
               f"ELSE coalesce({n}.`number`, -1) END AS {pn} FROM ({profiles}) AS {p} "
               f"LEFT JOIN {q(names)} AS {n} ON {p}.{q(est)} = {n}.`est` AND {p}.{q(site)} = {n}.`name`"
               ).createOrReplaceTempView(numbered)
+    # per join key: the numbers of its profiles in the graph, and of every profile
+    known, every = q(a + "kn"), q(a + "ka")
+    key_numbers = (f"SELECT {q(est)} AS `_ke`, {q(profile_key)} AS `_kk`, "
+                   f"collect_set(CASE WHEN {pn} >= 0 THEN {pn} END) AS {known}, collect_set({pn}) AS {every} "
+                   f"FROM {q(numbered)} GROUP BY {q(est)}, {q(profile_key)}")
     x = model.lambda_var()
     candidate_rows = (f"NOT {q(nulls)} AND {q(sites)} IS NOT NULL AND size({q(sites)}) > 0 "
                       f"AND NOT exists({q(sites)}, {x} -> {x} IS NULL)")
-    acc, y = model.lambda_var(), model.lambda_var()
-    # per record: the intersection of its item sites' arrays (NULL: no site in the graph)
-    intersected = (f"SELECT {model.broadcast_hint(a + 'g')}{e}.`_est` AS `_se`, {e}.`_rid` AS `_sr`, "
-                   f"aggregate(collect_list({g}.`beyond`), CAST(NULL AS ARRAY<INT>), ({acc}, {y}) -> "
-                   f"CASE WHEN {acc} IS NULL THEN {y} ELSE array_intersect({acc}, {y}) END) AS {shared} "
-                   f"FROM (SELECT `_est`, `_rid`, explode({q(sites)}) AS `_site` FROM ({distinct}) AS `_r` "
-                   f"WHERE {candidate_rows}) AS {e} LEFT JOIN {q(beyond)} AS {g} "
-                   f"ON {e}.`_est` = {g}.`est` AND {e}.`_site` = {g}.`name` GROUP BY {e}.`_est`, {e}.`_rid`")
+    # per record: its item sites' far sets (to intersect) and near sets (to take away);
+    # a site the graph does not know has neither (every graph site is beyond it)
+    fars, nears = q(a + "fars"), q(a + "nears")
+    sets = (f"SELECT {model.broadcast_hint(a + 'g')}{e}.`_est` AS `_se`, {e}.`_rid` AS `_sr`, "
+            f"collect_list(CASE WHEN {g}.`far` THEN {g}.`sites` END) AS {fars}, "
+            f"flatten(collect_list(CASE WHEN NOT {g}.`far` THEN {g}.`sites` END)) AS {nears} "
+            f"FROM (SELECT `_est`, `_rid`, explode({q(sites)}) AS `_site` FROM ({distinct}) AS `_r` "
+            f"WHERE {candidate_rows}) AS {e} LEFT JOIN {q(reach_view)} AS {g} "
+            f"ON {e}.`_est` = {g}.`est` AND {e}.`_site` = {g}.`name` GROUP BY {e}.`_est`, {e}.`_rid`")
     row_columns = ", ".join(f"{d}.{q(c)}" for c in columns)
-    # 0: every profile (no item, or a missing entry: left to `when`); 1: none (an item of
-    # unknown site); 2: the candidates; 3: every profile of a known site (no item site in the graph)
-    moded = (f"SELECT {row_columns}, {q(a + 's')}.{shared}, CASE WHEN NOT ({candidate_rows}) THEN "
-             f"(CASE WHEN {q(nulls)} OR {q(sites)} IS NULL OR size({q(sites)}) = 0 THEN 0 ELSE 1 END) "
-             f"WHEN {q(a + 's')}.{shared} IS NULL THEN 3 ELSE 2 END AS {mode} "
-             f"FROM ({distinct}) AS {d} LEFT JOIN ({intersected}) AS {q(a + 's')} "
-             f"ON {d}.`_est` = {q(a + 's')}.`_se` AND {d}.`_rid` = {q(a + 's')}.`_sr`")
+    with_sets = (f"SELECT {row_columns}, {s}.{fars}, {s}.{nears} FROM ({distinct}) AS {d} LEFT JOIN ({sets}) AS {s} "
+                 f"ON {d}.`_est` = {s}.`_se` AND {d}.`_rid` = {s}.`_sr`")
+    acc, y = model.lambda_var(), model.lambda_var()
+    no_ints = "CAST(array() AS ARRAY<INT>)"
+    # the profile numbers a record may fire for: every profile of its key where it has
+    # no item or a missing entry (left to `when`); none where an item's site is unknown;
+    # else its key's graph profiles that every item site's far set holds and no near set
+    # does, and those of a site the graph does not know (-1, a candidate always)
+    shared = (f"array_except(aggregate({d}.{fars}, coalesce({k}.{known}, {no_ints}), "
+              f"({acc}, {y}) -> array_intersect({y}, {acc})), coalesce({d}.{nears}, {no_ints}))")
+    with_numbers = (f"SELECT {model.broadcast_hint(a + 'k')}{row_columns}, CASE WHEN NOT ({candidate_rows}) THEN "
+                    f"(CASE WHEN {q(nulls)} OR {q(sites)} IS NULL OR size({q(sites)}) = 0 THEN {k}.{every} END) "
+                    f"ELSE array_union({shared}, array(-1)) END AS {numbers} "
+                    f"FROM ({with_sets}) AS {d} LEFT JOIN ({key_numbers}) AS {k} "
+                    f"ON {d}.`_est` = {k}.`_ke` AND {d}.{q(key)} = {k}.`_kk`")
     out_columns = ", ".join([f"{d}.{q(c)}" for c in columns] + [f"{p}.{q(c)}" for c in [est, profile_key] + profile_columns])
-    hint = model.join_hint(a + "p")
-    every = (f"SELECT {hint}{out_columns} FROM (SELECT * FROM ({moded}) AS `_m` WHERE {mode} IN (0, 3)) AS {d} "
-             f"JOIN {q(numbered)} AS {p} ON {d}.`_est` = {p}.{q(est)} AND {d}.{q(key)} = {p}.{q(profile_key)} "
-             f"AND ({d}.{mode} = 0 OR {p}.{pn} <> -2)")
-    picked_candidates = (f"SELECT {hint}{out_columns} FROM (SELECT *, explode(array_union({shared}, array(-1))) "
-                         f"AS {number} FROM ({moded}) AS `_m` WHERE {mode} = 2) AS {d} "
-                         f"JOIN {q(numbered)} AS {p} ON {d}.`_est` = {p}.{q(est)} AND {d}.{q(key)} = {p}.{q(profile_key)} "
-                         f"AND {d}.{number} = {p}.{pn}")
-    return f"{every} UNION ALL {picked_candidates}"
+    return (f"SELECT {model.join_hint(a + 'p')}{out_columns} FROM (SELECT *, explode({numbers}) AS {number} "
+            f"FROM ({with_numbers}) AS `_m`) AS {d} "
+            f"JOIN {q(numbered)} AS {p} ON {d}.`_est` = {p}.{q(est)} AND {d}.{q(key)} = {p}.{q(profile_key)} "
+            f"AND {d}.{number} = {p}.{pn}")

@@ -56,11 +56,11 @@ def _cost_text_schema():
 
 
 def _reach_schema():
-    """(est long, name string, beyond array<int>): Model.reach_views."""
+    """(est long, name string, far boolean, sites array<int>): Model.reach_views."""
     from pyspark.sql import types as T
 
     return T.StructType([T.StructField("est", T.LongType()), T.StructField("name", T.StringType()),
-                         T.StructField("beyond", T.ArrayType(T.IntegerType()))])
+                         T.StructField("far", T.BooleanType()), T.StructField("sites", T.ArrayType(T.IntegerType()))])
 
 
 def _site_numbers_schema():
@@ -530,12 +530,16 @@ class Model:
 
     def reach_views(self, reach) -> tuple[str, str]:
         """Two small views of the graph (Model._graph) for linter.forms.pairs_reach:
-        (est, name, number) of every site, and (est, name, beyond): for each site s,
-        the numbers of the sites p whose site_cost (p, s) (``reach.profile_first``,
-        else (s, p)) is not within ``reach`` (linter.forms.pairs_reach.Reach), in
-        order, i.e. where a profile may be to be out of reach of an item at s. From the graph already in Python (n x n
-        costs); as SQL over the cost matrix, n lambdas of n reads each with the
-        16 MB matrix in the task at 1,443 sites, one task ran a minute."""
+        (est, name, number) of every site, and (est, name, far, sites): for each site
+        s, the numbers of the sites p whose site_cost (p, s) (``reach.profile_first``,
+        else (s, p)) is not within ``reach`` (linter.forms.pairs_reach.Reach) when
+        ``far``, else of those whose cost is within it: whichever set is smaller. A
+        sparse graph's beyond sets are nearly every site (at the independent 10,000
+        servers, 1,444 sites, where a few are within reach of each), a dense graph's
+        near sets are: either way a record's candidates cost the smaller sets. From the
+        graph already in Python (n x n costs); as SQL over the cost matrix, n lambdas
+        of n reads each with the 16 MB matrix in the task at 1,443 sites, one task ran
+        a minute."""
         key = (reach.op, reach.limit, reach.profile_first)
         if key not in self._reach:
             self.graph_view  # the graphs are built (Model._graph)
@@ -545,8 +549,15 @@ class Model:
                 self._site_names = self._view_name("site_numbers")
                 self.keep(rows.local_frame(self.spark, numbers, _site_numbers_schema())
                           ).createOrReplaceTempView(self._site_names)
-            data = [(est, graph.names[s], far) for est, graph in self._site_graphs.items()
-                    for s, far in enumerate(graph.beyond_numbers(reach.within, reach.profile_first))]
+            data = []
+            for est, graph in self._site_graphs.items():
+                everyone = range(len(graph.names))
+                for s, far in enumerate(graph.beyond_numbers(reach.within, reach.profile_first)):
+                    if 2 * len(far) <= len(graph.names):
+                        data.append((est, graph.names[s], True, far))
+                    else:
+                        beyond = set(far)
+                        data.append((est, graph.names[s], False, [p for p in everyone if p not in beyond]))
             name = self._view_name("reach")
             self.keep(rows.local_frame(self.spark, data, _reach_schema())).createOrReplaceTempView(name)
             self._reach[key] = (self._site_names, name)
@@ -592,7 +603,7 @@ class ItemArrays:
         rows = self.child.select(["`_est` AS `e`", f"{q(self.field_name)} AS `l`", f"{q(self.pos)} AS `p`"]
                                  + [f"{value} AS `v{i}`" for i, (_, value) in enumerate(self.values)])
         fields = ", ".join(f"'v{i}', `v{i}`" for i in range(len(self.values)))
-        gather = (f"SELECT `e` AS `_k_est`, `l` AS `_k_list`, array_sort(collect_list(named_struct('p', `p`, {fields}))) "
+        gather = (f"SELECT `e` AS `_k_est`, `l` AS `_k_list`, sort_array(collect_list(named_struct('p', `p`, {fields}))) "
                   f"AS `_k_all` FROM ({rows}) AS `x` GROUP BY `e`, `l`")
         if len(self.values) > 1:  # gathered once and kept; each path's view a projection of it, kept
             gathered = model._view_name(f"{self.table}_{self.field_name}_items_all")
