@@ -88,29 +88,23 @@ def and_all(parts) -> str:
     return " AND ".join(f"({p})" for p in parts)
 
 
-_JAVA_SCIENTIFIC = string("^(-?)([0-9])[.]([0-9]+)E(-?[0-9]+)$")
-
-
 def _python_float_text(x: str) -> str:
     """str() of a float that is not a whole number, as Python writes it. Spark writes
     a double as Java does: the same shortest digits, but in scientific form from 1e7 up
     and below 1e-3 (``1.23456785E7``), where Python writes ``12345678.5`` up to 1e16
-    and ``0.00015`` down to 1e-4, and beyond those ``1.5e-05``, ``1e+16``. Java's form
-    is taken apart and set out as Python's; NaN and the infinities as Python names them.
-    (Not: a whole number past 64 bits, whose digits Python writes in full; the few
-    doubles, such as the subnormal 5e-324, that Java before 19 writes with more digits
-    than the shortest, 4.9E-324.)"""
-    text = f"CAST({x} AS STRING)"
-    sign, first, rest, power = (f"regexp_extract({text}, {_JAVA_SCIENTIFIC}, {i})" for i in (1, 2, 3, 4))
-    exponent = f"CAST({power} AS INT)"
-    fraction = f"CASE WHEN {rest} = '0' THEN '' ELSE {rest} END"  # Java's 1.0E16 is Python's 1e+16
-    digits = f"concat({first}, {fraction})"
+    and ``0.00015`` down to 1e-4, and beyond those ``1.5e-05``, ``1e+16``; NaN and the
+    infinities as Python names them. (Not: the few doubles, such as the subnormal
+    5e-324, that Java before 19 writes with more digits than the shortest, 4.9E-324.)
+
+    Between 1e-4 and 1e16 the decimal Spark makes of a double has Java's digits (Scala's
+    BigDecimal of a Double reads its text), and 22 places hold every one of them there;
+    beyond, Java's scientific text is Python's but for the letter's case, the sign and
+    the exponent's two digits. Small on purpose: a message repeats this for every float
+    it shows, and with regular expressions taking Java's text apart two batches of the
+    stores' predicates outgrew the JVM's 64 KB method and ran without generated code."""
+    java = f"replace(CAST({x} AS STRING), '.0E', 'E')"  # Java's 1.0E16 is Python's 1e+16
+    scientific = (f"CASE WHEN substr({java}, -3, 2) = 'E-' THEN replace({java}, 'E-', 'e-0') "
+                  f"ELSE replace(replace({java}, 'E-', 'e-'), 'E', 'e+') END")
     return (f"CASE WHEN isnan({x}) THEN 'nan' WHEN {x} = double('inf') THEN 'inf' "
-            f"WHEN {x} = double('-inf') THEN '-inf' WHEN NOT {text} LIKE '%E%' THEN {text} "
-            f"WHEN {exponent} >= 16 OR {exponent} < -4 THEN concat({sign}, {first}, "
-            f"CASE WHEN {rest} = '0' THEN '' ELSE concat('.', {rest}) END, 'e', "
-            f"CASE WHEN {exponent} < 0 THEN '-' ELSE '+' END, CASE WHEN abs({exponent}) < 10 THEN '0' ELSE '' END, "
-            f"CAST(abs({exponent}) AS STRING)) "
-            f"WHEN {exponent} >= 0 THEN concat({sign}, substr({digits}, 1, {exponent} + 1), '.', "
-            f"substr({digits}, {exponent} + 2)) "
-            f"ELSE concat({sign}, '0.', repeat('0', -{exponent} - 1), {digits}) END")
+            f"WHEN {x} = double('-inf') THEN '-inf' WHEN abs({x}) >= 1e16 OR abs({x}) < 1e-4 THEN {scientific} "
+            f"ELSE trim(TRAILING '0' FROM CAST(CAST({x} AS DECIMAL(38, 22)) AS STRING)) END")
