@@ -732,7 +732,6 @@ class Frame:
         plainly true skip it. RTE005 pairs 3.4 million folders and custom lists at
         the independent 10,000 servers, nearly all of them sharing a server, where
         the lambda over every replica and list entry took 25 s in one task."""
-
         if cond is None or cond.op != "in" or cond.args[0].op != "field" or cond.args[0].args[0] != "item" \
                 or cond.args[1].op == "list":  # a list literal is tested by equalities, no lambda
             return None

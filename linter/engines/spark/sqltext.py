@@ -93,8 +93,9 @@ def _python_float_text(x: str) -> str:
     a double as Java does: the same shortest digits, but in scientific form from 1e7 up
     and below 1e-3 (``1.23456785E7``), where Python writes ``12345678.5`` up to 1e16
     and ``0.00015`` down to 1e-4, and beyond those ``1.5e-05``, ``1e+16``; NaN and the
-    infinities as Python names them. (Not: the few doubles, such as the subnormal
-    5e-324, that Java before 19 writes with more digits than the shortest, 4.9E-324.)
+    infinities as Python names them. (Not: a whole number past 64 bits, whose digits
+    Python writes in full; the few doubles, such as the subnormal 5e-324, that Java
+    before 19 writes with more digits than the shortest, 4.9E-324.)
 
     Between 1e-4 and 1e16 the decimal Spark makes of a double has Java's digits (Scala's
     BigDecimal of a Double reads its text), and 22 places hold every one of them there;
