@@ -5,7 +5,6 @@ navigation finds nothing, H absent, empty or holding a missing entry, names that
 differ in case only."""
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -119,5 +118,3 @@ def test_each_condition_both_holds_and_fails_somewhere(tmp_path_factory):
         fired = {f for f in found if f[0] == rule_id}
         assert 0 < len(fired) < len(records), (rule_id, CONDITIONS[int(rule_id[3:])], len(fired))
 
-
-pytestmark = pytest.mark.filterwarnings("ignore")

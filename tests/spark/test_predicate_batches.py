@@ -35,10 +35,7 @@ def test_every_check_its_own_batch_gives_the_same_findings(spark, tmp_path, monk
         batches.append((table_name, len(checks), len(out)))
         return out
 
-    monkeypatch.setattr(predicate, "spark_batch", counted)
-    from linter.forms import FORMS
-
-    monkeypatch.setattr(FORMS["predicate"], "spark_batch", counted)
+    monkeypatch.setattr(predicate, "spark_batch", counted)  # FORMS["predicate"] is this module
     rules = load_rules()
     samples = tree_spec("samples", REPO / "samples" / "estate", REPO)
     found, _, failures = run_spark(spark, [samples], rules, tmp_path / "inputs")
@@ -51,16 +48,13 @@ def test_every_check_its_own_batch_gives_the_same_findings(spark, tmp_path, monk
 def test_the_stores_predicates_are_cut_below_the_limit(spark, tmp_path, many_partitions):
     from linter.config import Config
     from linter.engines.spark import job
-    from linter.engines.spark.inventory import InputFile
+    from linter.engines.spark.inventory import discover_inputs
 
     rules = load_rules()
     stores = [r for r in rules.values() if any(c.form == "predicate" and c.table == "PublicFolderDatabase"
                                                for c in r.checks)]
     assert len(stores) > 10
-    path = REPO / "samples" / "estate" / "stores.yaml"
-    if not path.exists():
-        path = next((REPO / "samples" / "estate").rglob("*.yaml"))
-    run = job.run(spark, [InputFile(str(path), path.name, "yaml", 0)], rules, Config())
+    run = job.run(spark, discover_inputs([REPO / "samples" / "inventory" / "estate.jsonl"]), rules, Config())
     try:
         parts, refused = job.rule_findings(run.model, {r.id: r for r in stores})
     finally:

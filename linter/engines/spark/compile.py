@@ -32,7 +32,7 @@ from linter.engines.spark.sqltext import (
     and_all, display_sql, literal_sql, q, string, typed_null,
 )
 from linter.model.tables import TableSpec
-from linter.policy.expr import Node, walk
+from linter.policy.expr import AGGREGATES, Node, walk
 from linter.topology import UNREACHABLE
 
 
@@ -735,8 +735,8 @@ class Frame:
         if cond is None or cond.op != "in" or cond.args[0].op != "field" or cond.args[0].args[0] != "item" \
                 or cond.args[1].op == "list":  # a list literal is tested by equalities, no lambda
             return None
-        if any(n.op == "field" and n.args[0] == "item" or n.op == "call" and n.args[0] in ("any", "all", "count",
-               "distinct_count") for n in walk(cond.args[1])):
+        if any(n.op == "field" and n.args[0] == "item" or n.op == "call" and n.args[0] in AGGREGATES
+               for n in walk(cond.args[1])):
             return None
         haystack = self.compile(cond.args[1], scope)
         if haystack.type != LIST:
