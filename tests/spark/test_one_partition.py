@@ -37,7 +37,7 @@ def partitioning(frame) -> str:
 def test_large_inventories_keep_many_partitions(spark, monkeypatch):
     # first in the module: the run below must not overlap the module's open run (its settings)
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
-    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
     monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
     run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
     try:
@@ -68,7 +68,7 @@ def test_item_arrays_of_a_large_table_are_broadcast_not_shuffled(spark, monkeypa
     from linter.engines.spark import model as model_module
 
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
-    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
     monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
     monkeypatch.setattr(model_module, "BROADCAST_ROWS", 0)
     monkeypatch.setattr(model_module, "ITEM_BROADCAST_ROWS", limit)
@@ -106,7 +106,7 @@ def test_many_partitions_compile_the_scans_of_the_records(spark, monkeypatch, co
     # interpreted, copying every whole row of every table, in each PublicFolder
     # rule's query (MANY_PARTITIONS_CONF; without it, the test sees them interpreted)
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
-    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
     monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
     if not conf_applied:
         monkeypatch.setattr(job, "MANY_PARTITIONS_CONF", {})
@@ -129,10 +129,10 @@ def test_many_partitions_compile_the_scans_of_the_records(spark, monkeypatch, co
 
 
 def test_the_larger_one_partition_layout_broadcasts_lookups_and_stays_in_one_partition(spark, monkeypatch):
-    # between ONE_PARTITION_RECORDS and ONE_PARTITION_MAX_RECORDS: one partition, but a
+    # between INTERPRETED_CHECKED_ROWS and ONE_PARTITION_MAX_RECORDS: one partition, but a
     # navigation lookup is broadcast (a sort-merge join sorted every row for each one),
     # with generated code; no rule query shuffles, and the findings are one partition
-    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
     run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
     try:
         assert run.model.single and run.model.broadcast_lookups
@@ -192,7 +192,7 @@ def test_no_rule_query_scans_the_records_of_every_table(spark, monkeypatch, larg
     # every query on it scanned every record of every table, copying each whole row
     # (10,000 servers: the rules' executor time 20.3 -> 15.6 s)
     if larger:
-        monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+        monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
     run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
     try:
         assert run.model.single

@@ -131,7 +131,7 @@ def test_malformed_jsonl_lines_are_findings_and_the_counts_add_up(batch):
 def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkeypatch, layout):
     """Estates above SMALL_RECORDS and ONE_PARTITION_MAX_RECORDS run with generated code, the default shuffle
     partitions, broadcast lookups and the findings' union coalesced to a few tasks
-    per core; between ONE_PARTITION_RECORDS and ONE_PARTITION_MAX_RECORDS, in one
+    per core; between INTERPRETED_CHECKED_ROWS and ONE_PARTITION_MAX_RECORDS, in one
     partition with generated code and broadcast lookups; the batch above is small,
     so it runs in one partition with none of that (test_one_partition.py). Every
     rule example, each way: the same findings."""
@@ -144,7 +144,7 @@ def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkey
     if generated is not None:
         specs.append(generated)
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
-    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
     if layout == "many partitions":
         monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
     found, _, failures = run_spark(spark, specs, RULES, tmp_path / "inputs")

@@ -21,7 +21,7 @@ def many_partitions(monkeypatch):
     from linter.engines.spark import job
 
     monkeypatch.setattr(job, "SMALL_RECORDS", 0)
-    monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+    monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
     monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
 
 

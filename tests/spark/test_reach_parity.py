@@ -17,7 +17,7 @@ def test_reach_parity_on_random_site_graphs(spark, tmp_path, monkeypatch, layout
 
     if layout == "many partitions":
         monkeypatch.setattr(job, "SMALL_RECORDS", 0)
-        monkeypatch.setattr(job, "ONE_PARTITION_RECORDS", 0)
+        monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
         monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
     rules = shape_rules(tmp_path)
     specs = [EstateSpec(f"seed {seed}", [("estate.yaml", reach_yaml(seed).encode("utf-8"))]) for seed in SEEDS]

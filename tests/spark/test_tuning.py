@@ -30,7 +30,59 @@ def test_paired_tables_count_once_not_as_their_product():
         assert records <= work[servers] <= records * (1 + 2 * len(pairs))
     assert work[100_000] <= 11 * work[10_000] <= 121 * work[1_000]  # linear, not quadratic
     assert work[1_000] < job.SMALL_RECORDS <= work[10_000]  # 1,000 servers is a small estate
-    assert work[1_000] < job.ONE_PARTITION_RECORDS <= work[10_000]  # ... laid out in one partition, 10,000 not
+
+
+# The tables' rows of inventories whose layouts were measured against each other (fresh
+# `exlint estate`, 2 cores; docs/spark.md, "Which layout, measured again"), and the layout
+# that was faster: "interpreted" (one partition, no generated code), "compiled" (one
+# partition, generated code, broadcast lookups) or "many" (many partitions).
+MEASURED = {
+    "bundled sample": ({"Organization": 1, "Hierarchy": 5, "Site": 9, "AdminGroup": 3, "SiteLink": 10, "Server": 201,
+                        "ReceiveConnector": 315, "SendConnector": 11, "PublicFolderDatabase": 78, "ReferralEntry": 2,
+                        "PublicFolder": 2006, "MailboxDatabase": 288, "BackfillSource": 78}, "interpreted"),
+    "independent 1,000": ({"Organization": 1, "Hierarchy": 39, "Site": 144, "AdminGroup": 8, "SiteLink": 128,
+                           "Server": 1000, "ReceiveConnector": 915, "SendConnector": 190, "PublicFolderDatabase": 10508,
+                           "ReferralEntry": 2082, "PublicFolder": 7198, "MailboxDatabase": 1502,
+                           "BackfillSource": 10508}, "interpreted"),
+    "independent 2,000": ({"Organization": 1, "Hierarchy": 39, "Site": 288, "AdminGroup": 16, "SiteLink": 256,
+                           "Server": 2000, "ReceiveConnector": 1962, "SendConnector": 479, "PublicFolderDatabase": 20744,
+                           "ReferralEntry": 3848, "PublicFolder": 14400, "MailboxDatabase": 3003,
+                           "BackfillSource": 20744}, "compiled"),
+    "generated 3,000": ({"Organization": 1, "Hierarchy": 4, "Site": 120, "AdminGroup": 7, "SiteLink": 137,
+                         "Server": 3000, "ReceiveConnector": 4594, "SendConnector": 176, "PublicFolderDatabase": 1052,
+                         "ReferralEntry": 24, "PublicFolder": 30016, "MailboxDatabase": 3956, "BackfillSource": 1052},
+                        "interpreted"),
+    "generated 5,000": ({"Organization": 1, "Hierarchy": 4, "Site": 200, "AdminGroup": 11, "SiteLink": 233,
+                         "Server": 5000, "ReceiveConnector": 7609, "SendConnector": 323, "PublicFolderDatabase": 1786,
+                         "ReferralEntry": 40, "PublicFolder": 50024, "MailboxDatabase": 6547, "BackfillSource": 1786},
+                        "interpreted"),
+    "independent 10,000": ({"Organization": 1, "Hierarchy": 39, "Site": 1440, "AdminGroup": 80, "SiteLink": 1280,
+                            "Server": 10000, "ReceiveConnector": 10467, "SendConnector": 2541,
+                            "PublicFolderDatabase": 105618, "ReferralEntry": 22302, "PublicFolder": 71990,
+                            "MailboxDatabase": 15244, "BackfillSource": 105618}, "compiled"),
+    "independent 20,000": ({"Organization": 1, "Hierarchy": 39, "Site": 2880, "AdminGroup": 160, "SiteLink": 2560,
+                            "Server": 20000, "ReceiveConnector": 20274, "SendConnector": 4996,
+                            "PublicFolderDatabase": 213879, "ReferralEntry": 42119, "PublicFolder": 143984,
+                            "MailboxDatabase": 29726, "BackfillSource": 213879}, "compiled"),
+    "generated 100,000": ({"Organization": 1, "Hierarchy": 4, "Site": 1000, "AdminGroup": 51, "SiteLink": 1163,
+                           "Server": 100000, "ReceiveConnector": 144031, "SendConnector": 8049,
+                           "PublicFolderDatabase": 30646, "ReferralEntry": 200, "PublicFolder": 1000104,
+                           "MailboxDatabase": 118975, "BackfillSource": 30646}, "many"),
+}
+
+
+@pytest.mark.parametrize("name", list(MEASURED))
+def test_each_measured_inventory_gets_the_layout_that_was_faster_on_two_cores(name):
+    counts, faster = MEASURED[name]
+    rules = load_rules()
+    assert job.layout(SimpleNamespace(counts=counts, stats={0: {}}), rules, cores=2) == faster
+
+
+def test_more_cores_than_two_leave_one_partition_sooner():
+    independent_20k = SimpleNamespace(counts=MEASURED["independent 20,000"][0], stats={0: {}})
+    rules = load_rules()
+    assert job.layout(independent_20k, rules, cores=1) == job.layout(independent_20k, rules, cores=2) == "compiled"
+    assert job.layout(independent_20k, rules, cores=8) == "many"  # eight cores: many partitions use them all
 
 
 # -- the embedded JVM's heap ---------------------------------------------------------------

@@ -14,7 +14,8 @@ from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
 from linter.engines.spark.model import Model, keep
 from linter.engines.spark.records import FINDING, local_frame, spark_schema
 from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, MANY_PARTITIONS_CONF, ONE_PARTITION_CONF, \
-    ONE_PARTITION_MAX_RECORDS, ONE_PARTITION_RECORDS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, parallelism
+    ONE_PARTITION_MAX_RECORDS, INTERPRETED_CHECKED_ROWS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, \
+    parallelism
 from linter.engines.spark.sqltext import q, string
 from linter.engines.spark.threads import in_threads
 from linter.findings import RULE_FAILED, rule_failed_message
@@ -211,14 +212,10 @@ def _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inl
     if stages is not None:
         stages.begin("evaluate", f"evaluate {len(enabled)} rules")
         progress.follow(stages)
-    work = _work(inventory, enabled)
-    # a small inventory in local mode is kept in one partition: no rule query then
-    # needs a shuffle or a broadcast (docs/spark.md, "Small inventories: one partition")
-    single = checkpoint and work < ONE_PARTITION_MAX_RECORDS
-    # above ONE_PARTITION_RECORDS, in one partition too, but with generated code and
-    # broadcast lookups (docs/spark.md, "Small inventories: one partition")
-    larger = single and work >= ONE_PARTITION_RECORDS
-    small = single or work < SMALL_RECORDS
+    arrangement = layout(inventory, enabled, parallelism(spark)) if checkpoint else "many"
+    single = arrangement != "many"
+    larger = arrangement == "compiled"
+    small = single or _work(inventory, enabled) < SMALL_RECORDS
     if small:
         tuning.set((LARGER_ONE_PARTITION_CONF if larger else SMALL_CONF) | (ONE_PARTITION_CONF if single else {}))
     else:
@@ -343,6 +340,40 @@ def _work(inventory, rules: dict[str, Rule]) -> int:
             if check.form == "pairs":
                 work += counts.get(check.table, 0) + counts.get(check.with_table, 0)
     return work
+
+
+def _checked_rows(inventory, rules: dict[str, Rule]) -> int:
+    """Rows times the checks that read them (a pairs check reads both its tables): what
+    running the checks interpreted costs grows with, where ``_work`` counts each row once."""
+    counts = inventory.counts
+    rows = 0
+    for rule in rules.values():
+        for check in rule.checks:
+            rows += counts.get(check.table, 0)
+            if check.form == "pairs":
+                rows += counts.get(check.with_table, 0)
+    return rows
+
+
+def layout(inventory, rules: dict[str, Rule], cores: int) -> str:
+    """How a local run lays its tables out (docs/spark.md, "Small inventories: one
+    partition" and "Which layout, measured again"):
+
+    - ``interpreted``: one partition, no rule query needs a shuffle or a broadcast, and
+      expressions run without generated code (its compiling costs more than it saves);
+    - ``compiled``: one partition still, with generated code and broadcast lookups, once
+      the checks read INTERPRETED_CHECKED_ROWS rows;
+    - ``many``: many partitions, past ``one_partition_max`` rows of work."""
+    if _work(inventory, rules) >= one_partition_max(cores):
+        return "many"
+    return "compiled" if _checked_rows(inventory, rules) >= INTERPRETED_CHECKED_ROWS else "interpreted"
+
+
+def one_partition_max(cores: int) -> int:
+    """The rows of work up to which a local run keeps one partition. Its work runs on
+    about two threads (the halves of the rules, the kept tables), so on more cores than
+    two, many partitions, spread over all of them, win sooner."""
+    return ONE_PARTITION_MAX_RECORDS * 2 // max(2, cores)
 
 
 def is_local(spark) -> bool:

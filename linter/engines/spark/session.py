@@ -411,19 +411,26 @@ def _apply_runtime_conf(session, conf: dict, keep_user: dict) -> None:
 # For inventories below SMALL_RECORDS records, compiling generated code costs
 # more than it saves: run expressions interpreted, on one shuffle partition.
 SMALL_RECORDS = 100_000
-# In local mode, below ONE_PARTITION_RECORDS rows of work, the one-partition layout
-# below (with SMALL_CONF): measured fresh, 2 cores, one partition against many:
-# 3,000 servers (168,000 rows of work) 31 s / 43 s, 5,000 (~280,000) 31 s / 41 s,
-# 7,500 (~420,000) 57 s / 48 s (one core runs RTE005's pairs, interpreted)
-ONE_PARTITION_RECORDS = 320_000
-# ... and up to ONE_PARTITION_MAX_RECORDS in one partition still, with generated code
-# and broadcast lookups (LARGER_ONE_PARTITION_CONF, Model.broadcast_lookups): 10,000
-# servers (~560,000 rows of work), profile_estate --cold: read 10.0 s, model 7.9 s,
-# rules 24.9 s against 11.8 / 11.9 / 38.5 s in many partitions; without the generated
-# code rules 41.7 s, without the broadcasts 58.7 s (sort-merge joins, one core each).
-# At 3,000 servers the small layout stays ahead (23.1 s against 29.0 s). The upper
-# bound is that measurement with some room; larger estates were not tried this way.
-ONE_PARTITION_MAX_RECORDS = 800_000
+# In local mode, an inventory runs in the one-partition layout below (with SMALL_CONF:
+# interpreted) while its checks read fewer than INTERPRETED_CHECKED_ROWS rows (each
+# check counts the rows of its table: job._checked_rows). What interpreting costs grows
+# with the checks a row meets (a store meets 75, a folder 17), not with the rows alone.
+# Measured fresh, 2 cores, interpreted against generated code (docs/spark.md, "Which
+# layout, measured again"): the bundled sample (46,000 checked rows) 14.5 / 22 s, our
+# 3,000 servers (672,000) 21.1 / 26.7 s, the independent 1,000 (940,000) 26.3 / 27.6 s,
+# our 5,000 (1.12 million) 27.6 / 30.1 s; the independent 2,000 (1.86 million)
+# 39.7 / 34.4 s.
+INTERPRETED_CHECKED_ROWS = 1_400_000
+# ... and up to ONE_PARTITION_MAX_RECORDS rows of work (job._work) on two cores in one
+# partition still, with generated code and broadcast lookups
+# (LARGER_ONE_PARTITION_CONF, Model.broadcast_lookups); beyond, many partitions. Measured
+# fresh, 2 cores, one partition against many: the independent 10,000 servers (846,000
+# rows of work) 95.4, 99.3 s / 108.9, 106.7 s; the independent 20,000 (1.7 million)
+# 165.5 / 187.9 s; our 100,000 (5.3 million) 143.3 / 137.6 s. One partition's work runs
+# on the threads that plan its halves and kept tables, two cores' worth: a machine with
+# more cores spreads many partitions over all of them, so the bound shrinks with the
+# cores (job.one_partition_max).
+ONE_PARTITION_MAX_RECORDS = 3_000_000
 LARGER_ONE_PARTITION_CONF = {"spark.sql.shuffle.partitions": "1"}
 SMALL_CONF = {
     "spark.sql.codegen.wholeStage": "false",
