@@ -88,6 +88,7 @@ def test_first_run_dumps_later_runs_map(monkeypatch, tmp_path):
     ("-XX:SharedArchiveFile=/elsewhere.jsa", "ArchiveClassesAtExit"),
     ("-XX:TieredStopAtLevel=4", "TieredStopAtLevel=1"),
     ("-Djava.io.tmpdir=/mine", "exlint-spark-"),
+    ("-XX:+UnlockDiagnosticVMOptions -XX:GCLockerRetryAllocationCount=5", "=32"),
 ])
 def test_the_users_own_options_win(monkeypatch, tmp_path, options, absent):
     pytest.importorskip("pyspark")
@@ -108,6 +109,14 @@ def test_no_archive_before_java_13_or_when_turned_off(monkeypatch, tmp_path):
     assert "Archive" not in conf["spark.driver.extraJavaOptions"]
     assert "TieredStopAtLevel" not in conf["spark.driver.extraJavaOptions"], "a long run keeps C2"
     Path(driver_jvm.LAUNCH.scratch).rmdir()
+
+
+def test_g1_waits_longer_for_jni_critical_regions_before_java_22(monkeypatch, tmp_path):
+    pytest.importorskip("pyspark")
+    for major, wanted in ((17, True), (21, True), (22, False)):
+        got, _ = _prepared(monkeypatch, tmp_path, major=major)
+        assert ("-XX:+UnlockDiagnosticVMOptions -XX:GCLockerRetryAllocationCount=32" in got) is wanted, major
+        Path(driver_jvm.LAUNCH.scratch).rmdir()
 
 
 def test_cluster_and_chosen_local_dirs_keep_their_directories(monkeypatch, tmp_path):

@@ -17,9 +17,17 @@ its JIT mode, and how it ends. Measured on the bundled sample, fresh processes,
   run, removed after the JVM: the JVM is then killed rather than stopped (a clean
   ``SparkContext.stop()`` takes ~1.3 s and only matters to a cluster's master),
   and a killed JVM no longer leaves its directories behind in /tmp.
+- Before JDK 22, a thread in a JNI critical region (lz4 compressing a broadcast)
+  holds off G1's collections, and an allocation that has waited for it twice fails
+  with ``OutOfMemoryError`` though a collection would make room (JDK-8192647): seen
+  once in eight runs of an independently generated 10,000-server inventory
+  (``Retried waiting for GCLocker too often allocating 8388608 words``, the heap at
+  5.1 of 5.4 GB after collections). Such an allocation now waits up to
+  GCLOCKER_RETRIES times (``-XX:GCLockerRetryAllocationCount``, as Trino sets it);
+  JDK 22's G1 pins regions instead (JEP 423) and needs none.
 
 ``EXLINT_JVM_CACHE=0`` turns the archive off; a user's own ``-Xshare``,
-``-XX:SharedArchiveFile`` or ``-XX:TieredStopAtLevel`` in
+``-XX:SharedArchiveFile``, ``-XX:TieredStopAtLevel`` or ``-XX:GCLockerRetryAllocationCount`` in
 ``spark.driver.extraJavaOptions`` wins over these.
 """
 from __future__ import annotations
@@ -36,6 +44,7 @@ from pathlib import Path
 # the JVM": 10,000 servers, 37 MB, ~6 s faster; 30,000 servers, 111 MB, even; 100,000
 # servers, 365 MB, 9 s slower)
 SHORT_RUN_BYTES = 96 * 1024 * 1024
+GCLOCKER_RETRIES = 32
 ARCHIVE_SUFFIX = ".jsa"
 QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
 
@@ -71,6 +80,8 @@ def prepare(conf: dict, master: str, java: str | None, java_major: int, short_ru
         added.append(f"-Djava.io.tmpdir={LAUNCH.scratch}")
     if short_run and "TieredStopAtLevel" not in options and "TieredCompilation" not in options:
         added.append("-XX:TieredStopAtLevel=1")
+    if java_major < 22 and "GCLockerRetryAllocationCount" not in options:
+        added += ["-XX:+UnlockDiagnosticVMOptions", f"-XX:GCLockerRetryAllocationCount={GCLOCKER_RETRIES}"]
     added += _class_data_options(options, java, java_major)
     if added:
         conf["spark.driver.extraJavaOptions"] = " ".join([options] + added).strip()
