@@ -129,7 +129,7 @@ def test_many_partitions_compile_the_scans_of_the_records(spark, monkeypatch, co
 
 
 def test_the_larger_one_partition_layout_broadcasts_lookups_and_stays_in_one_partition(spark, monkeypatch):
-    # between INTERPRETED_CHECKED_ROWS and ONE_PARTITION_MAX_RECORDS: one partition, but a
+    # past INTERPRETED_CHECKED_ROWS checked rows, under ONE_PARTITION_MAX_RECORDS rows of work: one partition, but a
     # navigation lookup is broadcast (a sort-merge join sorted every row for each one),
     # with generated code; no rule query shuffles, and the findings are one partition
     monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)

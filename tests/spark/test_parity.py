@@ -131,8 +131,8 @@ def test_malformed_jsonl_lines_are_findings_and_the_counts_add_up(batch):
 def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkeypatch, layout):
     """Estates above SMALL_RECORDS and ONE_PARTITION_MAX_RECORDS run with generated code, the default shuffle
     partitions, broadcast lookups and the findings' union coalesced to a few tasks
-    per core; between INTERPRETED_CHECKED_ROWS and ONE_PARTITION_MAX_RECORDS, in one
-    partition with generated code and broadcast lookups; the batch above is small,
+    per core; past INTERPRETED_CHECKED_ROWS checked rows and under ONE_PARTITION_MAX_RECORDS
+    rows of work, in one partition with generated code and broadcast lookups; the batch above is small,
     so it runs in one partition with none of that (test_one_partition.py). Every
     rule example, each way: the same findings."""
     from linter.engines.spark import job

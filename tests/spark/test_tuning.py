@@ -1,5 +1,5 @@
-"""The job's choices made from the inventory's size: whether the estate runs with the small-inventory settings (tests/spark/test_parity.py runs
-both settings). No Spark session: these are decisions, made before any query."""
+"""The job's choices made from the inventory's size: its layout (tests/spark/test_parity.py runs each) and
+the driver's heap. No Spark session: these are decisions, made before any query."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -45,8 +45,9 @@ MEASURED = {
                            "ReferralEntry": 2082, "PublicFolder": 7198, "MailboxDatabase": 1502,
                            "BackfillSource": 10508}, "interpreted"),
     "independent 2,000": ({"Organization": 1, "Hierarchy": 39, "Site": 288, "AdminGroup": 16, "SiteLink": 256,
-                           "Server": 2000, "ReceiveConnector": 1962, "SendConnector": 479, "PublicFolderDatabase": 20744,
-                           "ReferralEntry": 3848, "PublicFolder": 14400, "MailboxDatabase": 3003,
+                           "Server": 2000, "ReceiveConnector": 1962, "SendConnector": 479,
+                           "PublicFolderDatabase": 20744, "ReferralEntry": 3848, "PublicFolder": 14400,
+                           "MailboxDatabase": 3003,
                            "BackfillSource": 20744}, "compiled"),
     "generated 3,000": ({"Organization": 1, "Hierarchy": 4, "Site": 120, "AdminGroup": 7, "SiteLink": 137,
                          "Server": 3000, "ReceiveConnector": 4594, "SendConnector": 176, "PublicFolderDatabase": 1052,

@@ -416,17 +416,16 @@ SMALL_RECORDS = 100_000
 # check counts the rows of its table: job._checked_rows). What interpreting costs grows
 # with the checks a row meets (a store meets 75, a folder 17), not with the rows alone.
 # Measured fresh, 2 cores, interpreted against generated code (docs/spark.md, "Which
-# layout, measured again"): the bundled sample (46,000 checked rows) 14.5 / 22 s, our
-# 3,000 servers (672,000) 21.1 / 26.7 s, the independent 1,000 (940,000) 26.3 / 27.6 s,
-# our 5,000 (1.12 million) 27.6 / 30.1 s; the independent 2,000 (1.86 million)
-# 39.7 / 34.4 s.
+# layout, measured again"): the bundled sample (49,582 checked rows) 14.6 / 22.1 s, our
+# 3,000 servers (726,014) 21.1 / 26.7 s, the independent 1,000 (991,202) 26.4 / 27.6 s,
+# our 5,000 (1,211,399) 27.6 / 30.1 s; the independent 2,000 (1,961,537) 39.8 / 34.4 s.
 INTERPRETED_CHECKED_ROWS = 1_400_000
 # ... and up to ONE_PARTITION_MAX_RECORDS rows of work (job._work) on two cores in one
 # partition still, with generated code and broadcast lookups
 # (LARGER_ONE_PARTITION_CONF, Model.broadcast_lookups); beyond, many partitions. Measured
 # fresh, 2 cores, one partition against many: the independent 10,000 servers (846,000
 # rows of work) 95.4, 99.3 s / 108.9, 106.7 s; the independent 20,000 (1.7 million)
-# 165.5 / 187.9 s; our 100,000 (5.3 million) 143.3 / 137.6 s. One partition's work runs
+# 165.5 / 187.9 s; our 100,000 (5.5 million) 143.3 / 137.6 s. One partition's work runs
 # on the threads that plan its halves and kept tables, two cores' worth: a machine with
 # more cores spreads many partitions over all of them, so the bound shrinks with the
 # cores (job.one_partition_max).
