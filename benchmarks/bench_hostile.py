@@ -70,11 +70,12 @@ def connectors(n: int):
 
 
 def site_link(n: int):
-    """One site link holding n sites (DEFAULTIPSITELINK often holds every site)."""
+    """One site link holding n sites (DEFAULTIPSITELINK often holds every site): the
+    graph and the sites within 500 of each (RTE005's reach sets)."""
     from linter.topology import build_site_graph
 
     sites = [f"site{i:05d}" for i in range(n)]
-    return lambda: build_site_graph(sites, [(sites, 100)])
+    return lambda: build_site_graph(sites, [(sites, 100)]).reach_sets(500)
 
 
 def suppression(n: int):

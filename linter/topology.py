@@ -1,25 +1,40 @@
 """The AD site graph: connected groups and cheapest site-link costs.
 
-Sites and site links are a small dimension (tens to a few hundred sites), so the
-graph work runs once in Python and both engines consume the results: the local
-engine directly, the Spark engine as small broadcast tables.
+Both engines consume it: the local engine directly, the Spark engine as small
+broadcast tables. Nothing here is quadratic in memory unless asked: an estate
+may hold thousands of sites (an independently generated 100,000 servers has
+14,454), and all-pairs costs there are 209 million numbers. Connected groups
+come from a union of the links (linear); a site's costs to every other site are
+searched when first asked (``row``); and which sites are within a cost of each
+other (RTE005's ``site_cost(...) <= 500``) comes from bounds through a few
+landmark sites, searching only where the bounds cannot decide (``near_bits``).
 """
 from __future__ import annotations
 
-import heapq
 from array import array
-from dataclasses import dataclass, field
+
+from linter import site_reach
 
 UNREACHABLE = 10**9  # "infinitely far": larger than any real cost sum
-_NO_PATH = 2**62  # in SiteGraph.rows: no chain of links (read as UNREACHABLE); real sums stay below it
+_NO_PATH = 2**62  # in a row: no chain of links (read as UNREACHABLE); real sums stay below it
 
 
-@dataclass(frozen=True)
 class SiteGraph:
-    group_of: dict[str, str]  # site -> alphabetically first site of its connected group
-    names: tuple[str, ...] = ()  # every site, sorted: its number is its position
-    number: dict[str, int] = field(default_factory=dict)  # site -> number
-    rows: tuple = ()  # rows[i][j]: cheapest cost from site i to site j (_NO_PATH: no chain)
+    """Sites are numbered by sorted name (``names``, ``number``). Links are hubs:
+    a site enters a link at its cost and leaves it for free, so one link holding N
+    sites (DEFAULTIPSITELINK often holds every site) is N edges, not N squared.
+    Searches run on an undirected graph of sites and hubs where each edge weighs the
+    link's cost both ways: a site-to-site path then weighs twice its cost, and every
+    distance obeys the triangle inequality that the landmark bounds rest on."""
+
+    def __init__(self, group_of: dict[str, str], names: tuple[str, ...], number: dict[str, int],
+                 edges: list[list[tuple[int, int]]]):
+        self.group_of = group_of  # site -> alphabetically first site of its connected group
+        self.names = names  # every site, sorted: its number is its position
+        self.number = number  # site -> number
+        self._edges = edges  # node -> (node, weight): sites first, then one node per link
+        self._rows: dict[int, array] = {}  # site number -> its costs to every site (row)
+        self._near: dict[int, _Near] = {}  # cost threshold -> its landmark bounds
 
     def site_group(self, site: str | None) -> str | None:
         if site is None:
@@ -34,53 +49,74 @@ class SiteGraph:
         i, j = self.number.get(a), self.number.get(b)
         if i is None or j is None:
             return UNREACHABLE
-        return _cost(self.rows[i][j])
+        return _cost(self.row(i)[j])
+
+    def row(self, i: int) -> array:
+        """The cheapest cost from site ``i`` to every site (_NO_PATH: no chain), searched once."""
+        found = self._rows.get(i)
+        if found is None:
+            n = len(self.names)
+            distances = site_reach.distances(self._edges, i)
+            found = self._rows[i] = array("q", [_NO_PATH if d is None else min(d // 2, _NO_PATH - 1)
+                                                for d in distances[:n]])
+        return found
 
     @property
     def cost(self) -> dict[tuple[str, str], int]:
-        """The cheapest cost between every two connected sites (both directions)."""
+        """The cheapest cost between every two connected sites (both directions): quadratic, for tests."""
         names = self.names
-        return {(names[i], names[j]): c for i, row in enumerate(self.rows) for j, c in enumerate(row)
+        return {(names[i], names[j]): c for i in range(len(names)) for j, c in enumerate(self.row(i))
                 if i != j and c != _NO_PATH}
 
     def matrix(self) -> list[int]:
-        """Every cost, row after row (site i to site j at i * n + j), UNREACHABLE where no chain joins them."""
-        return [_cost(c) for row in self.rows for c in row]
+        """Every cost, row after row (site i to site j at i * n + j), UNREACHABLE where
+        no chain joins them: quadratic (a user's rule reading site_cost itself, on Spark)."""
+        return [_cost(c) for i in range(len(self.names)) for c in self.row(i)]
 
-    def beyond_numbers(self, within, profile_first: bool = True) -> list[list[int]]:
-        """For each site number s, the numbers of the sites p for which ``within``
-        (a cost -> bool) is false of site_cost(p, s) (``profile_first``; else (s, p))."""
-        return [self._beyond(s, within, profile_first) for s in range(len(self.names))]
+    def near_bits(self, s: int, threshold: int) -> int:
+        """The sites p with site_cost(s, p) <= ``threshold`` (s itself if the threshold
+        is 0 or more), as bits of an int (bit p), for a threshold below UNREACHABLE."""
+        found = self._index(threshold)
+        return sum(1 << found.site_at[p] for p in site_reach.members(found.near(s)))
 
-    def beyond(self, site: str, within, profile_first: bool = True) -> frozenset[str]:
-        """The graph's sites p for which ``within`` is false of site_cost(p, ``site``)
-        (``profile_first``; else (``site``, p))."""
+    def beyond(self, site: str, threshold: int) -> frozenset[str]:
+        """The graph's sites p with site_cost(p, ``site``) above ``threshold`` (below UNREACHABLE)."""
         s = self.number.get(site)
         if s is None:  # a site the graph does not know: every other site is unreachable from it
-            return frozenset(p for p in self.names if p != site and not within(UNREACHABLE))
-        return frozenset(self.names[p] for p in self._beyond(s, within, profile_first))
+            return frozenset(p for p in self.names if p != site or threshold < 0)
+        found = self._index(threshold)
+        everyone = (1 << len(self.names)) - 1
+        return frozenset(self.names[found.site_at[p]] for p in site_reach.members(everyone & ~found.near(s)))
 
-    def _beyond(self, s: int, within, profile_first: bool) -> list[int]:
-        rows = self.rows
-        costs = [row[s] for row in rows] if profile_first else rows[s]
-        return [p for p, c in enumerate(costs) if not within(_cost(c))]
+    def reach_sets(self, threshold: int) -> list[tuple[bool, list[int]]]:
+        """Per site number s, the smaller of: (True, the sites beyond ``threshold`` of s)
+        and (False, the sites within it), as site numbers in order."""
+        found = self._index(threshold)
+        n = len(self.names)
+        everyone = (1 << n) - 1
+        site_at = found.site_at
+        out = []
+        for s in range(n):
+            near = found.near(s)
+            far = 2 * near.bit_count() >= n
+            bits = everyone & ~near if far else near
+            out.append((far, sorted(site_at[p] for p in site_reach.members(bits))))
+        return out
+
+    def _index(self, threshold: int):
+        found = self._near.get(threshold)
+        if found is None:
+            found = self._near[threshold] = site_reach.index(self._edges, len(self.names), threshold)
+        return found
 
 
 def _cost(cost: int) -> int:
-    """A cost of SiteGraph.rows as site_cost gives it."""
+    """A cost of a row as site_cost gives it."""
     return UNREACHABLE if cost == _NO_PATH else cost
 
 
 def build_site_graph(site_names, links) -> SiteGraph:
-    """``site_names``: lower-cased names; ``links``: (list of lower-cased sites, cost).
-
-    A link is a hub every member reaches at the link's cost and leaves for free,
-    not a clique of member pairs: one link holding N sites (DEFAULTIPSITELINK
-    often holds every site) is N edges, not N squared, and the all-pairs search
-    is N searches of a graph of that size (it was cubic: 1,200 sites in one
-    link took over a minute). Sites and hubs are numbered and each search runs on
-    lists of integers: with names and hub objects, 1,443 sites and 1,281 links took
-    10.6 s."""
+    """``site_names``: lower-cased names; ``links``: (list of lower-cased sites, cost)."""
     hubs: list[tuple[list, int]] = []  # (member names, cost) of each link of two sites or more
     known = {s for s in site_names if s}
     for sites, cost in links:
@@ -97,46 +133,12 @@ def build_site_graph(site_names, links) -> SiteGraph:
     names = tuple(sorted(known))
     number = {name: i for i, name in enumerate(names)}
     n = len(names)
-    site_links: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # site -> (hub node, cost)
-    hub_members: list[list[int]] = []
+    edges: list[list[tuple[int, int]]] = [[] for _ in range(n + len(hubs))]
     for h, (members, cost) in enumerate(hubs):
-        numbers = [number[m] for m in members]
-        hub_members.append(numbers)
-        for i in numbers:
-            site_links[i].append((n + h, cost))
-    rows = tuple(_distances(source, n, site_links, hub_members) for source in range(n))
-    group_of: dict[str, str] = {}
-    for i, row in enumerate(rows):
-        name = names[i]
-        if name not in group_of:
-            members = [j for j in range(n) if row[j] != _NO_PATH]
-            first = names[min(members)]  # names are sorted: the smallest number is the first name
-            for j in members:
-                group_of[names[j]] = first
-    return SiteGraph(group_of, names, number, rows)
-
-
-def _distances(source: int, n: int, site_links, hub_members) -> array:
-    """Cheapest cost from ``source`` to every site (Dijkstra; nodes below n are
-    sites, from n on hubs), as a row of n costs."""
-    distances = [_NO_PATH] * (n + len(hub_members))
-    distances[source] = 0
-    queue = [(0, source)]
-    pop, push = heapq.heappop, heapq.heappush
-    while queue:
-        dist, node = pop(queue)
-        if dist > distances[node]:
-            continue
-        if node < n:
-            for hub, cost in site_links[node]:
-                candidate = dist + cost
-                if candidate < distances[hub]:
-                    distances[hub] = candidate
-                    push(queue, (candidate, hub))
-        else:
-            for member in hub_members[node - n]:
-                if dist < distances[member]:
-                    distances[member] = dist
-                    push(queue, (dist, member))
-    # a sum past 64 bits (a cost no site link has) is kept as the farthest reachable
-    return array("q", [d if d == _NO_PATH else min(d, _NO_PATH - 1) for d in distances[:n]])
+        for member in members:
+            i = number[member]
+            edges[i].append((n + h, cost))
+            edges[n + h].append((i, cost))
+    component = site_reach.components(edges, n)
+    group_of = {name: names[component[i]] for i, name in enumerate(names)}  # sorted: the smallest number is the first name
+    return SiteGraph(group_of, names, number, edges)

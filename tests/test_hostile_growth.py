@@ -58,7 +58,7 @@ def growth(make, size: int) -> float:
     ("suppression", 2000, 8),  # regex backtracking: 60,000 spaces took 33 s
     ("reg_continuation", 2500, 8),  # joined one line at a time: quadratic
     ("connectors", 500, 10),  # every connector's marks filtered from all: quadratic
-    ("site_link", 75, 32),  # all pairs are the output (quadratic); was cubic
+    ("site_link", 300, 8),  # all pairs' costs were built (quadratic); before that cubic
     ("stores_on_one_server", 150, 8),  # every finding formatted (then counted) its whole group
     ("repeated_replicas", 300, 8),  # REP005 judged each repeat by counting the whole list: quadratic
 ])

@@ -114,11 +114,12 @@ def _profile_pairs(engine: "LocalEngine", rule: "Rule", check: "Check", others: 
         if check.when is not None else []
     # the conjuncts of `when` that read the profile alone, once per profile (as on Spark),
     # and a reach term's index (linter.forms.pairs_reach): `when` then runs on the
-    # profiles that can make it true, not on every site of the hierarchy
+    # profiles the term holds for, without it, not on every site of the hierarchy
     alone = _profile_conjuncts(check.when)
     pools: dict[Any, list] = {}
     reach = pairs_reach.find(check.when)
     index = pairs_reach.LocalIndex(engine, reach) if reach is not None and engine.estate.graph is not None else None
+    rest = pairs_reach.rest(check.when, reach) if index is not None else None
     # per distinct (join key, fields `when` reads): the profiles for which it fires
     firing: dict[tuple, list] = {}
     out = []
@@ -143,9 +144,10 @@ def _profile_pairs(engine: "LocalEngine", rule: "Rule", check: "Check", others: 
                         (values, members) for values, members in profiles.values()
                         if alone is None or engine.true(alone, derive(scope, aggregates={**scope.aggregates, "profile": values}))]
                 fired = []
-                for values, members in (index.candidates(pool, scope) if index is not None else pool):
+                for values, members, decided in (index.candidates(pool, scope) if index is not None
+                                                 else [(v, m, False) for v, m in pool]):
                     inner = derive(scope, aggregates={**scope.aggregates, "profile": values})
-                    if engine.true(check.when, inner):
+                    if engine.true(rest if decided else check.when, inner):
                         fired.append((values, members))
                 if seen is not None:
                     firing[seen] = fired
@@ -277,15 +279,20 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     # with other replicas on the same sites share a verdict (at 7,500 servers 1,213
     # distinct sets of sites against 5,945 distinct replica lists); the representative
     # row keeps its own list, which `when` reads
-    # (a missing entry reads as NULL there, as an entry whose navigation finds nothing
-    # does, yet any/all skip the first and not the second: whether the list holds
-    # one is read too)
+    # (the set leaves a missing entry out, as any/all skip it, and keeps NULL for an
+    # entry whose navigation finds nothing; whether the list holds a missing entry
+    # is read too)
     represented = []
     item_paths = _item_paths(check.when, model, table)
     for name, path in item_paths.items():
         reads.remove(name)
         values, _ = frame.item_values(Rec("", table), name, path)
-        extras[a + "is_" + name] = f"sort_array(array_distinct({values}))"
+        # the values of the entries that are there (any/all skip a missing entry; an
+        # entry whose navigation finds nothing is NULL and kept)
+        x, y = model.lambda_var(), model.lambda_var()
+        present = f"flatten(filter(zip_with({q(name)}, {values}, ({x}, {y}) -> IF({x} IS NULL, NULL, array({y}))), " \
+                  f"{x} -> {x} IS NOT NULL))"
+        extras[a + "is_" + name] = f"sort_array(array_distinct({present}))"
         x = model.lambda_var()
         extras[a + "nl_" + name] = f"coalesce(exists({q(name)}, {x} -> {x} IS NULL), false)"
         reads += [a + "is_" + name, a + "nl_" + name]
@@ -305,14 +312,17 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     if reach is not None and reach.field in item_paths and profile_values[reach.profile].type == STR:
         paired = pairs_reach.spark_by_profile(
             model, reach, distinct, ["_est", "_rid", a + "key"] + reads + represented, a + "key",
-            a + "is_" + reach.field, a + "nl_" + reach.field, profiles, a + "pe", a + "pk",
+            a + "is_" + reach.field, profiles, a + "pe", a + "pk",
             [a + c for c in profile_names], a + OTHER + "p_" + reach.profile)
+    when = check.when
     if paired is None:  # every profile of the key
         paired = (f"SELECT {model.join_hint(a + 'p')}* FROM ({distinct}) AS {q(a + 'd')} "
                   f"JOIN ({profiles}) AS {q(a + 'p')} ON `_est` = {q(a + 'pe')} AND {q(a + 'key')} = {q(a + 'pk')}")
+    else:  # the profiles the reach term holds for: `when` runs without it
+        when = pairs_reach.rest(check.when, reach)
     by_profile = Frame(model, f"({paired})", KEYS + [a + c for c in profile_names])
     when_scope = replace(scope, aggregates={"profile": profile_values})
-    fires = fires_when(by_profile, check.when, when_scope)
+    fires = fires_when(by_profile, when, when_scope)
     fired_rows = by_profile.select(
         [f"`_est` AS {q(a + 'fe')}", f"{q(a + 'key')} AS {q(a + 'fk')}"]
         + [f"{q(c)} AS {q(a + 'f_' + c)}" for c in reads] + [q(a + c) for c in profile_names], where=fires)

@@ -14,13 +14,15 @@ local `check`. Such a `when` has a top-level conjunct of one of the shapes
 and it is true for a profile only if, for every item of L (items that are
 missing are skipped, as any/all skip them), the item's site is known and the
 profile's site is beyond K from it. The sites beyond K from one site come from
-the site graph once per site; a record's candidate profiles are the intersection
-of those sets over its items' sites (usually empty after the first: in a
-connected estate every site is within reach of most). `when` then runs on the
-candidates alone, so the index only prunes: a profile it drops is one for which
-that conjunct, hence `when`, cannot be true, and the findings are the same as
-over every profile (tests/test_pairs_reach.py compares both on random site
-graphs; tests/spark/test_pairs_reach.py the engines).
+the site graph once per site (linter.site_reach, without all-pairs costs); a
+record's candidate profiles are the intersection of those sets over its items'
+sites (usually empty after the first: in a connected estate every site is within
+reach of most). The index decides the conjunct: it holds for exactly the
+candidates whose site the graph knows, so `when` runs on those without it
+(``rest``) and no site_cost is computed, and on the others (a profile site the
+graph does not know) whole. The findings are the same as `when` over every
+profile (tests/test_pairs_reach.py compares both on random site graphs;
+tests/spark/test_reach_parity.py the engines).
 
 The verdict of the conjunct for one profile value p and item sites S:
 - no item (or every item missing): any() is false, the conjunct true for every p;
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from linter.engines.scope import Scope, derive
 from linter.policy.expr import Node
+from linter.topology import UNREACHABLE
 
 if TYPE_CHECKING:
     from linter.engines.local import LocalEngine
@@ -55,6 +58,19 @@ class Reach:
 
     def within(self, cost: int) -> bool:
         return cost <= self.limit if self.op == "<=" else cost < self.limit
+
+    @property
+    def threshold(self) -> int:
+        """The largest cost within reach (costs are whole numbers)."""
+        return self.limit if self.op == "<=" else self.limit - 1
+
+
+def rest(when: Node, reach: Reach) -> Node | None:
+    """``when`` without the reach term: what runs on the profiles the index decides."""
+    if when is reach.term:
+        return None
+    others = tuple(term for term in when.args if term is not reach.term)
+    return others[0] if len(others) == 1 else Node("and", others)
 
 
 def find(when: Node | None) -> Reach | None:
@@ -91,6 +107,8 @@ def _term(term: Node) -> Reach | None:
         op = _NEGATE.get(op)
     if op not in ("<=", "<"):
         return None
+    if (limit if op == "<=" else limit - 1) >= UNREACHABLE:
+        return None  # sites no link joins would be within reach: left to `when`
     a, b = cost.args[1], cost.args[2]
     if _profile_field(a) and _item_field(b):
         return Reach(term, listed.args[0], b.args[1:], a.args[1], op, limit, True)
@@ -118,7 +136,7 @@ def _item_field(node: Node) -> bool:
 
 # -- the local engine ----------------------------------------------------------------------
 class LocalIndex:
-    """Candidate profiles per record for the local engine (``candidates``).
+    """The profiles a record's `when` can fire for, for the local engine (``candidates``).
 
     ``pool``: a join key's profiles, each (values, members), in their order."""
 
@@ -132,7 +150,11 @@ class LocalIndex:
         self._indexes: dict = {}  # id(pool) -> (pool, by value, graph values, always)
         self._memo: dict = {}  # (id(pool), item sites) -> candidates
 
-    def candidates(self, pool: list, scope: "Scope") -> list:
+    def candidates(self, pool: list, scope: "Scope") -> list[tuple[dict, list, bool]]:
+        """The profiles of ``pool`` the reach term may hold for, in their order, each
+        (values, members, decided): decided where the index knows the term holds
+        (`when` then runs without it), else the term is left to `when` (a value that
+        is not a site name, a profile site the graph does not know)."""
         evaluator = self.engine.evaluator
         values, texts, item_table = evaluator._list((self.reach.field,), scope)
         sites = set()
@@ -145,15 +167,15 @@ class LocalIndex:
             except KeyError:
                 site = self._item_sites[memo_key] = evaluator.eval(
                     self._item_node, derive(scope, item=value, item_text=text, item_table=item_table))
-            except TypeError:  # an unhashable item: the conjunct is left to `when`
-                return pool
+            except TypeError:  # an unhashable item: the term is left to `when`
+                return [(v, m, False) for v, m in pool]
             if site is None:
-                return []  # an unknown cost: the conjunct is never true
+                return []  # an unknown cost: the term is never true
             if not isinstance(site, str):
-                return pool
+                return [(v, m, False) for v, m in pool]
             sites.add(site)
         if not sites:
-            return pool  # no item: any() is false, the conjunct true for every profile
+            return [(v, m, True) for v, m in pool]  # no item: any() is false, the term true for every profile
         memo_key = (id(pool), frozenset(sites))
         found = self._memo.get(memo_key)
         if found is None:
@@ -167,8 +189,9 @@ class LocalIndex:
             cand = cand & self._beyond_of(site)
             if not cand:
                 break
-        positions = sorted(always + [position for value in cand for position in by_value[value]])
-        return [pool[position] for position in positions]
+        decided = {position for value in cand for position in by_value[value]}
+        return [(pool[position][0], pool[position][1], position in decided)
+                for position in sorted(always + list(decided))]
 
     def _index(self, pool: list):
         entry = self._indexes.get(id(pool))
@@ -189,29 +212,30 @@ class LocalIndex:
     def _beyond_of(self, site: str) -> frozenset:
         beyond = self._beyond.get(site)
         if beyond is None:
-            beyond = self._beyond[site] = self.graph.beyond(site, self.reach.within, self.reach.profile_first)
+            beyond = self._beyond[site] = self.graph.beyond(site, self.reach.threshold)
         return beyond
 
 
 # -- Spark SQL -----------------------------------------------------------------------------
-def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key: str, sites: str, nulls: str,
+def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key: str, sites: str,
                      profiles: str, est: str, profile_key: str, profile_columns: list[str], site: str) -> str | None:
     """The rows of ``distinct`` (``columns``: its columns, unique by estate and
     ``_rid``; ``key``: the join key; ``sites``: the sorted distinct sites of the
-    record's items, ``nulls``: whether the list holds a missing entry) each joined
-    with the profiles `when` may fire for (``profiles``: ``est``, ``profile_key``,
+    record's items, missing entries left out) each joined with the profiles for
+    which the reach term holds (``profiles``: ``est``, ``profile_key``,
     ``profile_columns``, the reach site in ``site``), as ``LocalIndex.candidates``
-    picks them. None without a site graph.
+    decides them: `when` then runs without the term (``rest``), so no site_cost is
+    read and no all-pairs cost is built. None without a site graph.
 
     Every step is an equi-join with a small table, never a per-row lookup in an
     array of the graph: a joined struct is copied into each row wherever Spark runs
     an operator outside its generated code (higher-order functions are such), and
     the graph's arrays are megabytes at a thousand sites. A profile's site is
-    numbered by the graph (-1: a site the graph does not know, always a candidate;
-    -2: none, a candidate only where the record has no item); each item site's
-    far or near array (Model.reach_views) joins by name; a record's candidates are
-    its key's profile numbers, intersected with its far arrays and without its near
-    ones, exploded once and joined to the profiles."""
+    numbered by the graph (-1: a site the graph does not know, a candidate where no
+    item is at that very site; -2: none, a candidate only where the record has no
+    item); each item site's far or near array (Model.reach_views) joins by name; a
+    record's candidates are its key's profile numbers, intersected with its far
+    arrays and without its near ones, exploded once and joined to the profiles."""
     from linter.engines.spark.sqltext import q
 
     if model.graph_view is None:
@@ -232,8 +256,7 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
                    f"collect_set(CASE WHEN {pn} >= 0 THEN {pn} END) AS {known}, collect_set({pn}) AS {every} "
                    f"FROM {q(numbered)} GROUP BY {q(est)}, {q(profile_key)}")
     x = model.lambda_var()
-    candidate_rows = (f"NOT {q(nulls)} AND {q(sites)} IS NOT NULL AND size({q(sites)}) > 0 "
-                      f"AND NOT exists({q(sites)}, {x} -> {x} IS NULL)")
+    candidate_rows = f"{q(sites)} IS NOT NULL AND size({q(sites)}) > 0 AND NOT exists({q(sites)}, {x} -> {x} IS NULL)"
     # per record: its item sites' far sets (to intersect) and near sets (to take away);
     # a site the graph does not know has neither (every graph site is beyond it)
     fars, nears = q(a + "fars"), q(a + "nears")
@@ -248,19 +271,22 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
                  f"ON {d}.`_est` = {s}.`_se` AND {d}.`_rid` = {s}.`_sr`")
     acc, y = model.lambda_var(), model.lambda_var()
     no_ints = "CAST(array() AS ARRAY<INT>)"
-    # the profile numbers a record may fire for: every profile of its key where it has
-    # no item or a missing entry (left to `when`); none where an item's site is unknown;
+    # the profile numbers for which the term holds: every profile of its key where the
+    # record has no item (missing entries skipped); none where an item's site is unknown;
     # else its key's graph profiles that every item site's far set holds and no near set
-    # does, and those of a site the graph does not know (-1, a candidate always)
+    # does, and those of a site the graph does not know (-1) but none of the items' sites
     shared = (f"array_except(aggregate({d}.{fars}, coalesce({k}.{known}, {no_ints}), "
               f"({acc}, {y}) -> array_intersect({y}, {acc})), coalesce({d}.{nears}, {no_ints}))")
     with_numbers = (f"SELECT {model.broadcast_hint(a + 'k')}{row_columns}, CASE WHEN NOT ({candidate_rows}) THEN "
-                    f"(CASE WHEN {q(nulls)} OR {q(sites)} IS NULL OR size({q(sites)}) = 0 THEN {k}.{every} END) "
+                    f"(CASE WHEN {q(sites)} IS NULL OR size({q(sites)}) = 0 THEN {k}.{every} END) "
                     f"ELSE array_union({shared}, array(-1)) END AS {numbers} "
                     f"FROM ({with_sets}) AS {d} LEFT JOIN ({key_numbers}) AS {k} "
                     f"ON {d}.`_est` = {k}.`_ke` AND {d}.{q(key)} = {k}.`_kk`")
+    # a site the graph does not know is 0 from itself and out of reach of every other
+    unknown_site = (f" AND ({d}.{number} <> -1 OR NOT coalesce(array_contains({d}.{q(sites)}, {p}.{q(site)}), false))"
+                    if reach.threshold >= 0 else "")
     out_columns = ", ".join([f"{d}.{q(c)}" for c in columns] + [f"{p}.{q(c)}" for c in [est, profile_key] + profile_columns])
     return (f"SELECT {model.join_hint(a + 'p')}{out_columns} FROM (SELECT *, explode({numbers}) AS {number} "
             f"FROM ({with_numbers}) AS `_m`) AS {d} "
             f"JOIN {q(numbered)} AS {p} ON {d}.`_est` = {p}.{q(est)} AND {d}.{q(key)} = {p}.{q(profile_key)} "
-            f"AND {d}.{number} = {p}.{pn}")
+            f"AND {d}.{number} = {p}.{pn}{unknown_site}")

@@ -89,3 +89,41 @@ def test_the_drivers_site_hash_is_sparks_xxhash64(spark):
         .selectExpr("i", "xxhash64(name) AS h").collect()
     assert len(rows) == len(names)
     assert {row["i"]: row["h"] for row in rows} == {i: spark_string_hash(name) for i, name in enumerate(names)}
+
+
+def test_the_catalog_builds_no_cost_matrix(spark, tmp_path, monkeypatch):
+    """RTE005's reach term is decided by the reach index (linter.forms.pairs_reach):
+    with no cost matrix allowed at all, the catalog runs with no rule failing, and
+    its findings are the local engine's."""
+    from linter.engines.spark import model
+    from linter.policy.packs import load_rules
+    from reach_estates import reach_yaml
+
+    monkeypatch.setattr(model, "MATRIX_SITES", 0)
+    rules = load_rules()
+    specs = [EstateSpec(f"seed {seed}", [("estate.yaml", reach_yaml(seed).encode("utf-8"))]) for seed in range(8)]
+    found, _, failures = run_spark(spark, specs, rules, tmp_path / "inputs")
+    assert failures == []
+    fired = set()
+    for spec in specs:
+        expected = local_findings(spec, rules)
+        assert found[spec.name] == expected, spec.name
+        fired.update(f[0] for f in expected if f[0] == "RTE005")
+    assert fired == {"RTE005"}
+
+
+def test_a_cost_matrix_past_its_size_fails_that_rule_alone(spark, tmp_path, monkeypatch):
+    """A rule reading site_cost itself over more sites than MATRIX_SITES is EXL000,
+    naming the cause and the form that needs no matrix; the others still run."""
+    from linter.engines.spark import model
+    from linter.policy.packs import load_rules
+
+    monkeypatch.setattr(model, "MATRIX_SITES", 100)
+    (tmp_path / "pack").mkdir()
+    rules = load_rules([_pack(tmp_path / "pack")])
+    picked = {rule_id: rules[rule_id] for rule_id in ("XSG001", "HIE005")}
+    found, _, failures = run_spark(spark, [_estate("big", 1, 300)], picked, tmp_path / "spark")
+    assert [rule for rule, _ in failures] == ["XSG001"]
+    assert "300 sites" in failures[0][1] and "up to 100 sites" in failures[0][1], failures
+    assert {f[0] for f in found["big"]} == {"EXL000"} | {f[0] for f in local_findings(_estate("big", 1, 300),
+                                                                                    {"HIE005": rules["HIE005"]})}

@@ -32,6 +32,9 @@ BROADCAST_ROWS = 200_000  # navigation targets up to this size are broadcast
 # two queries 13.1 + 20.7 s -> 8.5 + 14.2 s, REP010 12.0 -> 6.7 s; a million folders'
 # arrays are ~60 MB, built once per query and shared by every rule of the union)
 ITEM_BROADCAST_ROWS = 2_000_000
+# site_cost read by a rule itself needs every pair's cost as one array per estate:
+# 16 million numbers, a few hundred MB of text and JVM arrays, at this many sites
+MATRIX_SITES = 4_000
 KEYS = ["_est", "_rid"]
 _RUNS = itertools.count(1)
 
@@ -56,11 +59,12 @@ def _cost_text_schema():
 
 
 def _reach_schema():
-    """(est long, name string, far boolean, sites array<int>): Model.reach_views."""
+    """(est long, name string, far boolean, sites string): Model.reach_views as shipped,
+    the site numbers joined by commas."""
     from pyspark.sql import types as T
 
     return T.StructType([T.StructField("est", T.LongType()), T.StructField("name", T.StringType()),
-                         T.StructField("far", T.BooleanType()), T.StructField("sites", T.ArrayType(T.IntegerType()))])
+                         T.StructField("far", T.BooleanType()), T.StructField("sites", T.StringType())])
 
 
 def _site_numbers_schema():
@@ -360,14 +364,18 @@ class Model:
 
     @property
     def cost_view(self) -> str | None:
-        """The site graph's costs (Model._graph): apart from graph_view, so that a query
+        """The site graph's costs (Model._costs): apart from graph_view, so that a query
         numbering sites does not carry the n x n matrix (16 MB at 1,443 sites) in each
         row it joins it to."""
-        return self._cost_view if self.graph_view is not None else None
+        if self.graph_view is None:
+            return None
+        if self._cost_view is None:
+            self._cost_view = self._costs()
+        return self._cost_view
 
     def build(self) -> "Model":
-        # The site graph is Python's work (all-pairs cheapest costs: ~3 s at 1,000
-        # sites) after two small collects: on a thread of its own it overlaps the
+        # The site graph is Python's work (its groups and hash buckets; 14,454 sites in
+        # 0.1 s) after two small collects: on a thread of its own it overlaps the
         # derived fields' Spark jobs, which leave this process waiting on the JVM
         self._building = True
         self._graph_work = Background(self._graph, self.spark)
@@ -489,9 +497,8 @@ class Model:
         keys, so a map of 1,000 sites to their costs made every site_cost a scan of
         two thousand names. Sites are numbered (sorted names); ``idx`` hashes a name
         to its number (``m`` buckets of Spark's xxhash64, a bucket holding one or
-        two names), ``cost`` is the n x n matrix of cheapest costs (UNREACHABLE where
-        no chain of links joins them; 8 bytes per pair: 8 MB at 1,000 sites) and
-        ``group`` the connected group of each site."""
+        two names) and ``group`` the connected group of each site. The costs
+        themselves are another view, built only when a rule reads them (Model._costs)."""
         sites: dict[int, list] = {}
         links: dict[int, list] = {}
         for row in self.sql(f"SELECT `_est`, `name` FROM {q(self.views['Site'])}").collect():
@@ -500,7 +507,7 @@ class Model:
             links.setdefault(row["_est"], []).append((list(row["sites"] or []), row["cost"]))
         graphs = {est: build_site_graph(sites.get(est, []), links.get(est, [])) for est in self.estates}
         self._site_graphs = graphs
-        data, costs = [], []
+        data = []
         for est, graph in graphs.items():
             listed = graph.names  # sorted: a site's number is its position
             n = len(listed)
@@ -513,20 +520,34 @@ class Model:
                 slot = spark_string_hash(name) % m  # Python's % is Spark's pmod for a positive m
                 buckets[slot] = {**(buckets[slot] or {}), name: i}
             data.append((est, (n, m, buckets, [graph.group_of[name] for name in listed])))
-            # as text, parsed by the JVM: 2 million numbers (1,443 sites) in a list were
-            # unpickled and boxed one by one in a single task, 39 s of a 10,000-server run
-            costs.append((est, n, ",".join(map(str, graph.matrix()))))
         name = self._view_name("site_graph")
         self.keep(rows.local_frame(self.spark, data, _graph_schema())).createOrReplaceTempView(name)
+        return name
+
+    def _costs(self) -> str:
+        """The view of every estate's n x n site costs, built when a rule reads site_cost
+        itself (RTE005's reach term is decided by the index, linter.forms.pairs_reach):
+        quadratic, so refused past MATRIX_SITES sites."""
+        sites = max((len(graph.names) for graph in self._site_graphs.values()), default=0)
+        if sites > MATRIX_SITES:
+            raise CompileError(
+                f"site_cost here needs the cost between every two of the estate's {sites:,} sites "
+                f"({sites * sites:,} numbers), more than exlint builds (up to {MATRIX_SITES:,} sites); "
+                f"compare site_cost with a constant in a pairs check's profile term "
+                f"(not any(list, site_cost(profile.site, item.site) <= K)), which needs no such table")
+        # as text, parsed by the JVM: 2 million numbers (1,443 sites) in a list were
+        # unpickled and boxed one by one in a single task, 39 s of a 10,000-server run
+        costs = [(est, len(graph.names), ",".join(map(str, graph.matrix())))
+                 for est, graph in self._site_graphs.items()]
         shipped = self._view_name("site_cost_text")
         rows.local_frame(self.spark, costs, _cost_text_schema()).createOrReplaceTempView(shipped)
         x = self.lambda_var()
         cost = (f"IF(`n` = 0, CAST(array() AS ARRAY<BIGINT>), "
                 f"transform(split(`cost`, ','), {x} -> CAST({x} AS BIGINT)))")
-        self._cost_view = self._view_name("site_costs")
+        view = self._view_name("site_costs")
         self.keep(self.sql(f"SELECT `est` AS `_k_est`, named_struct('n', `n`, 'cost', {cost}) AS `_k_rec` "
-                           f"FROM {q(shipped)}")).createOrReplaceTempView(self._cost_view)
-        return name
+                           f"FROM {q(shipped)}")).createOrReplaceTempView(view)
+        return view
 
     def reach_views(self, reach) -> tuple[str, str]:
         """Two small views of the graph (Model._graph) for linter.forms.pairs_reach:
@@ -549,17 +570,19 @@ class Model:
                 self._site_names = self._view_name("site_numbers")
                 self.keep(rows.local_frame(self.spark, numbers, _site_numbers_schema())
                           ).createOrReplaceTempView(self._site_names)
+            # the sets as text, split by the JVM: as lists, 9.4 million numbers (the far sets
+            # of 14,454 sites) would be unpickled and boxed one by one (Model._costs)
             data = []
             for est, graph in self._site_graphs.items():
-                everyone = range(len(graph.names))
-                for s, far in enumerate(graph.beyond_numbers(reach.within, reach.profile_first)):
-                    if 2 * len(far) <= len(graph.names):
-                        data.append((est, graph.names[s], True, far))
-                    else:
-                        beyond = set(far)
-                        data.append((est, graph.names[s], False, [p for p in everyone if p not in beyond]))
+                for s, (far, numbers) in enumerate(graph.reach_sets(reach.threshold)):
+                    data.append((est, graph.names[s], far, ",".join(map(str, numbers))))
+            shipped = self._view_name("reach_text")
+            rows.local_frame(self.spark, data, _reach_schema()).createOrReplaceTempView(shipped)
+            x = self.lambda_var()
             name = self._view_name("reach")
-            self.keep(rows.local_frame(self.spark, data, _reach_schema())).createOrReplaceTempView(name)
+            self.keep(self.sql(f"SELECT `est`, `name`, `far`, IF(`sites` = '', CAST(array() AS ARRAY<INT>), "
+                               f"transform(split(`sites`, ','), {x} -> CAST({x} AS INT))) AS `sites` "
+                               f"FROM {q(shipped)}")).createOrReplaceTempView(name)
             self._reach[key] = (self._site_names, name)
         return self._reach[key]
 
