@@ -88,18 +88,25 @@ class SiteGraph:
         everyone = (1 << len(self.names)) - 1
         return frozenset(self.names[found.site_at[p]] for p in site_reach.members(everyone & ~found.near(s)))
 
-    def reach_sets(self, threshold: int) -> list[tuple[bool, list[int]]]:
-        """Per site number s, the smaller of: (True, the sites beyond ``threshold`` of s)
-        and (False, the sites within it), as site numbers in order."""
+    def reach_sets(self, threshold: int, wanted: list[int] | None = None) -> list[tuple[bool, list[int]]]:
+        """Per site number s, the smaller of: (True, the sites of ``wanted`` (site
+        numbers; default every site) beyond ``threshold`` of s) and (False, those
+        within it), as site numbers in order."""
         found = self._index(threshold)
         n = len(self.names)
-        everyone = (1 << n) - 1
-        site_at = found.site_at
+        position, site_at = found.position, found.site_at
+        if wanted is None:
+            mask, size = (1 << n) - 1, n
+        else:
+            mask = 0
+            for s in wanted:
+                mask |= 1 << position[s]
+            size = mask.bit_count()
         out = []
         for s in range(n):
-            near = found.near(s)
-            far = 2 * near.bit_count() >= n
-            bits = everyone & ~near if far else near
+            near = found.near(s) & mask
+            far = 2 * near.bit_count() >= size
+            bits = mask & ~near if far else near
             out.append((far, sorted(site_at[p] for p in site_reach.members(bits))))
         return out
 

@@ -1,8 +1,9 @@
-"""The reach index of a pairs profile (linter.forms.pairs_reach) only prunes: on
-random site graphs, folders and stores (far sites, unlinked sites, undefined
-sites, unresolved and missing replicas, custom lists), RTE005 and rules written
-in the other shapes of a reach term give the same findings with the index as
-without it. tests/spark/test_reach_parity.py holds the Spark engine to the same."""
+"""The reach index of a pairs profile (linter.forms.pairs_reach) decides the reach
+term exactly: on random site graphs, folders and stores (far sites, unlinked
+sites, undefined sites, unresolved and missing replicas, custom lists), RTE005
+and rules written in the other shapes of a reach term give the same findings
+with the index (`when` then runs without the term) as with `when` whole over
+every profile. tests/spark/test_reach_parity.py holds the Spark engine to the same."""
 from __future__ import annotations
 
 import random
@@ -145,3 +146,58 @@ def test_rte005_keeps_its_findings_where_a_site_is_beyond_reach(tmp_path):
     # Near to Far is 550: only the store in Far cannot refer clients to /Local's replica
     assert [(rule, message.split(":")[0]) for rule, message, *_ in found] == [
         ("RTE005", "folder /Local cannot be reached by referral from store PFEX-F (site Far)")]
+
+
+def _site_estate(cost, unread: bool = False) -> str:
+    """Two linked sites, a store in each, a folder on the store of the first; ``unread``:
+    with a second link whose list of sites holds an entry exlint cannot read."""
+    documents = [{"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "contoso"},
+                  "spec": {"hierarchies": [{"name": "Public Folders", "type": "MAPI"}], "adminGroups": [{"name": "AG"}],
+                           "sites": [{"name": "Near"}, {"name": "Far"}],
+                           "siteLinks": [{"name": "A", "sites": ["Near", "Far"], "cost": cost}]
+                           + ([{"name": "B", "sites": ["Near", {"site": "Far"}], "cost": 10}] if unread else [])}}]
+    for number, site in enumerate(("Near", "Far")):
+        documents.append({"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": f"EX-{site}"},
+                          "spec": {"version": "2010", "servicePack": 3, "site": site, "adminGroup": "AG",
+                                   "roles": ["Mailbox"]}})
+        documents.append({"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase", "metadata": {"name": f"PF-{site}"},
+                          "spec": {"server": f"EX-{site}", "hierarchy": "Public Folders",
+                                   "guid": f"00000000-0000-4000-8000-{number:012d}", "created": "2010-01-01",
+                                   "emailAddress": f"pf{number}@contoso.com"}})
+    documents.append({"apiVersion": "exlint/v1", "kind": "PublicFolder", "metadata": {"name": "/Local"},
+                      "spec": {"hierarchy": "Public Folders", "tree": "IPM_SUBTREE", "replicas": ["PF-Near"]}})
+    return yaml.safe_dump_all(documents, sort_keys=False)
+
+
+def test_the_decided_term_computes_no_site_cost(monkeypatch):
+    """RTE005's site check finds the store beyond reach without a single site_cost:
+    the index decided the term, and `when` ran without it."""
+    from linter.topology import SiteGraph
+
+    def refused(self, a, b):
+        raise AssertionError("site_cost computed")
+
+    monkeypatch.setattr(SiteGraph, "site_cost", refused)
+    rules = load_rules()
+    found = _findings(_site_estate(600), {"RTE005": rules["RTE005"]})
+    assert [message.split(":")[0] for _, message, *_ in found] == [
+        "folder /Local cannot be reached by referral from store PF-Far (site Far)"]
+
+
+@pytest.mark.parametrize("unread", [False, True])
+def test_records_failing_when_alone_are_never_paired(unread, monkeypatch):
+    """`when`'s conjuncts that read the record alone run before any profile: with a
+    site link whose sites cannot be read, RTE005's site check stands down, and no
+    folder's candidates are looked for."""
+    calls = []
+    original = pairs_reach.LocalIndex.candidates
+
+    def watched(self, pool, scope):
+        calls.append(pool)
+        return original(self, pool, scope)
+
+    monkeypatch.setattr(pairs_reach.LocalIndex, "candidates", watched)
+    rules = load_rules()
+    found = _findings(_site_estate(600, unread), {"RTE005": rules["RTE005"]})
+    assert bool(calls) is not unread
+    assert bool([f for f in found if f[0] == "RTE005"]) is not unread

@@ -233,7 +233,7 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
     the graph's arrays are megabytes at a thousand sites. A profile's site is
     numbered by the graph (-1: a site the graph does not know, a candidate where no
     item is at that very site; -2: none, a candidate only where the record has no
-    item); each item site's far or near array (Model.reach_views) joins by name; a
+    item); each item site's far or near array (Model.reach_view) joins by name; a
     record's candidates are the intersection of its far arrays without its near
     ones, exploded and joined to its key's profiles (or, with near arrays only, its
     key's profiles not in them)."""
@@ -241,7 +241,7 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
 
     if model.graph_view is None:
         return None
-    names, reach_view = model.reach_views(reach)
+    names = model.site_numbers()
     a = model.alias()
     pn, number = q(a + "pn"), q(a + "n")
     p, n, d, e, g, s = (q(a + x) for x in ("p", "n0", "d", "e", "g", "s"))
@@ -251,6 +251,10 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
               f"ELSE coalesce({n}.`number`, -1) END AS {pn} FROM ({profiles}) AS {p} "
               f"LEFT JOIN {q(names)} AS {n} ON {p}.{q(est)} = {n}.`est` AND {p}.{q(site)} = {n}.`name`"
               ).createOrReplaceTempView(numbered)
+    wanted: dict[int, list[int]] = {}
+    for row in model.sql(f"SELECT DISTINCT {q(est)} AS `e`, {pn} AS `n` FROM {q(numbered)} WHERE {pn} >= 0").collect():
+        wanted.setdefault(row["e"], []).append(row["n"])
+    reach_view = model.reach_view(reach, wanted)
     x = model.lambda_var()
     candidate_rows = f"{q(sites)} IS NOT NULL AND size({q(sites)}) > 0 AND NOT exists({q(sites)}, {x} -> {x} IS NULL)"
     # per record: its item sites' far sets (to intersect) and near sets (to take away);

@@ -59,7 +59,7 @@ def _cost_text_schema():
 
 
 def _reach_schema():
-    """(est long, name string, far boolean, sites string): Model.reach_views as shipped,
+    """(est long, name string, far boolean, sites string): Model.reach_view as shipped,
     the site numbers joined by commas."""
     from pyspark.sql import types as T
 
@@ -68,7 +68,7 @@ def _reach_schema():
 
 
 def _site_numbers_schema():
-    """(est long, name string, number int): Model.reach_views."""
+    """(est long, name string, number int): Model.site_numbers."""
     from pyspark.sql import types as T
 
     return T.StructType([T.StructField("est", T.LongType()), T.StructField("name", T.StringType()),
@@ -184,9 +184,9 @@ class Model:
         self._dedup: dict[str, str] = {}
         self._items: dict = {}
         self._item_groups: dict = {}  # (view, list field) -> ItemArrays named, not built yet
-        self._reach: dict = {}  # (op, limit, profile first) -> its views (reach_views)
+        self._reach: dict = {}  # (threshold, profile sites) -> its view (reach_view)
         self._site_graphs: dict = {}  # estate -> its SiteGraph (Model._graph)
-        self._site_names: str | None = None  # the view of every site's number (reach_views)
+        self._site_names: str | None = None  # the view of every site's number (site_numbers)
         self.done: set[str] = set()  # tables whose derived fields are all computed
         self.org_view: str | None = None
         self._graph_view: str | None = None
@@ -549,32 +549,35 @@ class Model:
                            f"FROM {q(shipped)}")).createOrReplaceTempView(view)
         return view
 
-    def reach_views(self, reach) -> tuple[str, str]:
-        """Two small views of the graph (Model._graph) for linter.forms.pairs_reach:
-        (est, name, number) of every site, and (est, name, far, sites): for each site
-        s, the numbers of the sites p whose site_cost (p, s) (``reach.profile_first``,
-        else (s, p)) is not within ``reach`` (linter.forms.pairs_reach.Reach) when
-        ``far``, else of those whose cost is within it: whichever set is smaller. A
-        sparse graph's beyond sets are nearly every site (at the independent 10,000
-        servers, 1,444 sites, where a few are within reach of each), a dense graph's
-        near sets are: either way a record's candidates cost the smaller sets. From the
-        graph already in Python (n x n costs); as SQL over the cost matrix, n lambdas
-        of n reads each with the 16 MB matrix in the task at 1,443 sites, one task ran
-        a minute."""
-        key = (reach.op, reach.limit, reach.profile_first)
+    def site_numbers(self) -> str | None:
+        """The view of (est, name, number) of every site of the graphs (Model._graph)."""
+        if self.graph_view is None:
+            return None
+        if self._site_names is None:
+            numbers = [(est, name, i) for est, graph in self._site_graphs.items()
+                       for i, name in enumerate(graph.names)]
+            self._site_names = self._view_name("site_numbers")
+            self.keep(rows.local_frame(self.spark, numbers, _site_numbers_schema())
+                      ).createOrReplaceTempView(self._site_names)
+        return self._site_names
+
+    def reach_view(self, reach, wanted: dict[int, list[int]]) -> str:
+        """A small view of the graph (Model._graph) for linter.forms.pairs_reach: (est,
+        name, far, sites): for each site s, the numbers of the sites p of ``wanted``
+        (per estate: the sites of the profiles) whose site_cost (p, s) is not within
+        ``reach`` (linter.forms.pairs_reach.Reach) when ``far``, else of those whose
+        cost is within it: whichever set is smaller. A sparse graph's beyond sets are
+        nearly every site, a dense graph's near sets are; either way a record's
+        candidates cost the smaller sets. Only profile sites are kept: at an
+        independent 100,000 servers, 700 of 14,454 sites are beyond most others, and
+        most have no store; kept, each of 720,000 folders had hundreds of candidates."""
+        key = (reach.threshold, tuple(sorted((est, tuple(sorted(sites))) for est, sites in wanted.items())))
         if key not in self._reach:
-            self.graph_view  # the graphs are built (Model._graph)
-            if self._site_names is None:
-                numbers = [(est, name, i) for est, graph in self._site_graphs.items()
-                           for i, name in enumerate(graph.names)]
-                self._site_names = self._view_name("site_numbers")
-                self.keep(rows.local_frame(self.spark, numbers, _site_numbers_schema())
-                          ).createOrReplaceTempView(self._site_names)
             # the sets as text, split by the JVM: as lists, 9.4 million numbers (the far sets
             # of 14,454 sites) would be unpickled and boxed one by one (Model._costs)
             data = []
             for est, graph in self._site_graphs.items():
-                for s, (far, numbers) in enumerate(graph.reach_sets(reach.threshold)):
+                for s, (far, numbers) in enumerate(graph.reach_sets(reach.threshold, wanted.get(est, []))):
                     data.append((est, graph.names[s], far, ",".join(map(str, numbers))))
             shipped = self._view_name("reach_text")
             rows.local_frame(self.spark, data, _reach_schema()).createOrReplaceTempView(shipped)
@@ -583,7 +586,7 @@ class Model:
             self.keep(self.sql(f"SELECT `est`, `name`, `far`, IF(`sites` = '', CAST(array() AS ARRAY<INT>), "
                                f"transform(split(`sites`, ','), {x} -> CAST({x} AS INT))) AS `sites` "
                                f"FROM {q(shipped)}")).createOrReplaceTempView(name)
-            self._reach[key] = (self._site_names, name)
+            self._reach[key] = name
         return self._reach[key]
 
     def unpersist(self) -> None:
