@@ -113,3 +113,17 @@ def test_beyond_a_site_the_graph_does_not_know():
     assert graph.beyond("a", 500) == frozenset()
     assert graph.beyond("a", 5) == {"b"}
     assert graph.beyond("a", -1) == {"a", "b"}
+
+
+def test_reach_sets_kept_to_the_sites_wanted():
+    """The Spark engine keeps each site's set to the profiles' sites: the smaller of
+    those beyond and those within, among the wanted sites only."""
+    rng = random.Random(11)
+    graph = _regional_tree(rng, 800, 20)
+    wanted = sorted(rng.sample(range(800), 90))
+    for s, (far, numbers) in enumerate(graph.reach_sets(500, wanted)):
+        near = set(site_reach.members(_expected(graph, s, 500))) & set(wanted)
+        beyond = set(wanted) - near
+        assert far is (2 * len(near) >= len(wanted))  # the smaller set is kept
+        assert numbers == sorted(beyond if far else near)
+    assert graph.reach_sets(500, []) == [(True, [])] * 800
