@@ -36,6 +36,15 @@ _LABEL_WORK = 60  # the labels may cost this many node visits per node and level
 def distances(edges, source: int) -> list:
     """Dijkstra from ``source``: every node's distance (None: no path)."""
     found: list = [None] * len(edges)
+    for node, dist in _nearest(edges, source, None):
+        found[node] = dist
+    return found
+
+
+def _nearest(edges, source: int, limit: int | None):
+    """Dijkstra from ``source``: yields (node, distance) as each node is settled,
+    nearest first, up to ``limit`` (None: every node with a path)."""
+    found: list = [None] * len(edges)
     found[source] = 0
     queue = [(0, source)]
     pop, push = heapq.heappop, heapq.heappush
@@ -43,13 +52,15 @@ def distances(edges, source: int) -> list:
         dist, node = pop(queue)
         if dist > found[node]:
             continue
+        if limit is not None and dist > limit:
+            return
+        yield node, dist
         for other, weight in edges[node]:
             candidate = dist + weight
             known = found[other]
             if known is None or candidate < known:
                 found[other] = candidate
                 push(queue, (candidate, other))
-    return found
 
 
 def _within(edges, source: int, limit: int, removed) -> dict[int, int]:
@@ -378,7 +389,9 @@ class Landmarks(_Index):
         left = wanted.bit_count()
         found = 0
         position = self.position
-        for v in _settled(self.edges, s, self.limit, self.n):
+        for v, _ in _nearest(self.edges, s, self.limit):
+            if v >= self.n:
+                continue  # a link's node
             bit = 1 << position[v]
             if wanted & bit:
                 found |= bit
@@ -386,26 +399,3 @@ class Landmarks(_Index):
                 if not left:
                     break
         return found
-
-
-def _settled(edges, source: int, limit: int, sites: int):
-    """Dijkstra from ``source`` up to ``limit``: yields each site (node below ``sites``)
-    as it is settled, nearest first."""
-    found: list = [None] * len(edges)
-    found[source] = 0
-    queue = [(0, source)]
-    pop, push = heapq.heappop, heapq.heappush
-    while queue:
-        dist, node = pop(queue)
-        if dist > found[node]:
-            continue
-        if dist > limit:
-            return
-        if node < sites:
-            yield node
-        for other, weight in edges[node]:
-            candidate = dist + weight
-            known = found[other]
-            if known is None or candidate < known:
-                found[other] = candidate
-                push(queue, (candidate, other))
