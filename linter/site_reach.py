@@ -123,9 +123,11 @@ def index(edges, n: int, threshold: int):
 
 
 class _Index:
+    """What both indexes give: a site's near set (``near``, bits by ``position``)."""
+
     position: list[int]  # site number -> its bit
     site_at: list[int]  # bit -> site number
-    group: list[int]  # bit -> the bits of its connected group, as (start, end) of a run
+    group: list[tuple[int, int]]  # bit -> its connected group's bits, as the (start, end) of a run
 
     def near(self, s: int) -> int:
         raise NotImplementedError

@@ -6,8 +6,8 @@ may hold thousands of sites (an independently generated 100,000 servers has
 14,454), and all-pairs costs there are 209 million numbers. Connected groups
 come from a union of the links (linear); a site's costs to every other site are
 searched when first asked (``row``); and which sites are within a cost of each
-other (RTE005's ``site_cost(...) <= 500``) comes from bounds through a few
-landmark sites, searching only where the bounds cannot decide (``near_bits``).
+other (RTE005's ``site_cost(...) <= 500``) comes from linter.site_reach
+(``near_bits``, ``reach_sets``), exact and near linear for AD-like graphs.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class SiteGraph:
     sites (DEFAULTIPSITELINK often holds every site) is N edges, not N squared.
     Searches run on an undirected graph of sites and hubs where each edge weighs the
     link's cost both ways: a site-to-site path then weighs twice its cost, and every
-    distance obeys the triangle inequality that the landmark bounds rest on."""
+    distance obeys the triangle inequality that linter.site_reach rests on."""
 
     def __init__(self, group_of: dict[str, str], names: tuple[str, ...], number: dict[str, int],
                  edges: list[list[tuple[int, int]]]):
@@ -34,7 +34,7 @@ class SiteGraph:
         self.number = number  # site -> number
         self._edges = edges  # node -> (node, weight): sites first, then one node per link
         self._rows: dict[int, array] = {}  # site number -> its costs to every site (row)
-        self._near: dict[int, _Near] = {}  # cost threshold -> its landmark bounds
+        self._near: dict = {}  # cost threshold -> its index (linter.site_reach.index)
 
     def site_group(self, site: str | None) -> str | None:
         if site is None:
