@@ -127,14 +127,9 @@ class _Index:
 
     position: list[int]  # site number -> its bit
     site_at: list[int]  # bit -> site number
-    group: list[tuple[int, int]]  # bit -> its connected group's bits, as the (start, end) of a run
 
     def near(self, s: int) -> int:
         raise NotImplementedError
-
-    def group_bits(self, s: int) -> int:
-        start, end = self.group[self.position[s]]
-        return ((1 << (end - start)) - 1) << start
 
 
 class Labels(_Index):
@@ -149,7 +144,6 @@ class Labels(_Index):
         size = len(edges)
         self.position = [-1] * n
         self.site_at = [0] * n
-        self.group = [(0, 0)] * n
         self.labels: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # site -> (entry, distance)
         self.entries: list[tuple[int, list[int], list[int]]] = []  # (start, distance levels, prefix sets)
         if limit < 0:  # nothing is within reach, not even a site of itself
@@ -159,15 +153,12 @@ class Labels(_Index):
         budget = _LABEL_WORK * size * max(1, size.bit_length())
         pending: list[tuple[list[int], int]] = []  # (a piece's nodes, its first position)
         seen = bytearray(size)
-        runs = []  # (a connected group's nodes, its first position, its end)
-        start = 0
+        start = 0  # each connected group's sites are one run
         for site in range(n):
             if not seen[site]:
                 piece = _piece(edges, site, removed, seen)
-                end = start + sum(1 for v in piece if v < n)
                 pending.append((piece, start))
-                runs.append((piece, start, end))
-                start = end
+                start += sum(1 for v in piece if v < n)
         raw: list[tuple[int, list[tuple[int, int]]]] = []  # per entry: (start, [(distance, site)])
         mark = bytearray(size)  # the nodes of the parts found so far in one piece
         while pending:
@@ -199,10 +190,6 @@ class Labels(_Index):
                         at += sites
             for v in piece:
                 mark[v] = 0
-        for piece, first, end in runs:
-            for v in piece:
-                if v < n:
-                    self.group[self.position[v]] = (first, end)
         for first, found in raw:
             found.sort()
             levels: list[int] = []
@@ -309,8 +296,6 @@ class Landmarks(_Index):
 
     def __init__(self, edges, n: int, limit: int):
         self.edges, self.n, self.limit = edges, n, limit
-        self.position = list(range(n))
-        self.site_at = self.position
         component = components(edges, n)
         # sites renumbered so that each group is a run: a site's number is then its group's run
         order = sorted(range(n), key=lambda s: (component[s], s))
@@ -321,7 +306,7 @@ class Landmarks(_Index):
         runs: dict[int, list[int]] = {}
         for at, s in enumerate(order):
             runs.setdefault(component[s], [at, at])[1] = at + 1
-        self.group = [tuple(runs[component[s]]) for s in order]
+        self.group = [tuple(runs[component[s]]) for s in order]  # bit -> (start, end) of its group's run
         self.landmarks: list[tuple[list, list[int], list[int]]] = []  # (distances, levels, prefix sets)
         if limit < 0:
             return
@@ -364,7 +349,8 @@ class Landmarks(_Index):
     def near(self, s: int) -> int:
         if self.limit < 0:
             return 0
-        mine = self.group_bits(s)
+        start, end = self.group[self.position[s]]
+        mine = ((1 << (end - start)) - 1) << start
         near, far = 1 << self.position[s], 0
         limit = self.limit
         for found, levels, sets in self.landmarks:

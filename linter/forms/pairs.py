@@ -360,30 +360,28 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
 def _profile_conjuncts(node):
     """The part of a `when` (its top-level `and` terms) that reads nothing but the
     profile (fields, constants, comparisons, not/and/or/if): None when no term does."""
-    if node is None:
-        return None
-    terms = node.args if node.op == "and" else (node,)
-    alone = [term for term in terms if _reads_profile_only(term)]
-    if not alone:
-        return None
-    from linter.policy.expr import Node
-
-    return alone[0] if len(alone) == 1 else Node("and", tuple(alone))
+    return _conjuncts(node, _reads_profile_only)
 
 
 def _record_conjuncts(node):
     """The part of a `when` (its top-level `and` terms) that reads neither the profile
     nor the partner: None when no term does."""
+    from linter.policy.expr import walk
+
+    return _conjuncts(node, lambda term: not any(n.op == "field" and n.args[0] in ("profile", "other")
+                                                 for n in walk(term)))
+
+
+def _conjuncts(node, keep):
+    """The top-level `and` terms of ``node`` that ``keep`` holds for, as one node (None: none)."""
     if node is None:
         return None
-    from linter.policy.expr import Node, walk
+    from linter.policy.expr import Node
 
-    terms = node.args if node.op == "and" else (node,)
-    alone = [term for term in terms
-             if not any(n.op == "field" and n.args[0] in ("profile", "other") for n in walk(term))]
-    if not alone:
+    kept = [term for term in (node.args if node.op == "and" else (node,)) if keep(term)]
+    if not kept:
         return None
-    return alone[0] if len(alone) == 1 else Node("and", tuple(alone))
+    return kept[0] if len(kept) == 1 else Node("and", tuple(kept))
 
 
 def _reads_profile_only(node) -> bool:

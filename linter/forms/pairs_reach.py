@@ -56,9 +56,6 @@ class Reach:
     limit: int  # K
     profile_first: bool  # site_cost(profile.P, item.X) rather than site_cost(item.X, profile.P)
 
-    def within(self, cost: int) -> bool:
-        return cost <= self.limit if self.op == "<=" else cost < self.limit
-
     @property
     def threshold(self) -> int:
         """The largest cost within reach (costs are whole numbers)."""
