@@ -1,7 +1,8 @@
 """The item arrays of one list field (Model.item_array_view) are gathered in one
 pass: every path the rules ask of PublicFolder.replicas shares one explode and
 one grouping (ItemArrays), and each path's view holds the same rows it held when
-it was built alone. test_parity.py proves the findings; this holds the pass."""
+it was built alone; lists whose hashes collide keep their own values. test_parity.py
+proves the findings; this holds the pass."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,6 +38,31 @@ def test_the_paths_of_one_list_are_gathered_once_and_each_holds_its_own_values(s
             name = model._view_name("PublicFolder_replicas_alone")
             alone.add(name, path)
             alone.build()
+            assert _rows(spark, view) == _rows(spark, name), path
+    finally:
+        run.close()
+
+
+def test_lists_whose_hashes_collide_keep_their_own_values(spark, monkeypatch):
+    # a list's items carry its hash and its rank among the lists of that hash, not the
+    # list: with a "hash" every list of one length shares, the ranks alone tell the
+    # lists apart, and every view holds what the real hash gives
+    run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
+    try:
+        model = run.model
+        paths = {key[2]: view for key, (view, _) in model._items.items()
+                 if key[0] == model.views["PublicFolder"] and key[1] == "replicas"}
+        lengths = {row[0] for row in spark.sql(f"SELECT DISTINCT size(`replicas`) FROM {model.views['PublicFolder']} "
+                                               f"WHERE size(`replicas`) > 0").collect()}
+        lists = spark.sql(f"SELECT count(DISTINCT `replicas`) FROM {model.views['PublicFolder']} "
+                          f"WHERE size(`replicas`) > 0").collect()[0][0]
+        assert lists > 2 * len(lengths)  # many lists share a length, so a "hash" of it collides
+        monkeypatch.setattr(ItemArrays, "LIST_HASH", "CAST(size({}) AS BIGINT)")
+        for path, view in paths.items():
+            colliding = ItemArrays(model, "PublicFolder", "replicas")
+            name = model._view_name("PublicFolder_replicas_colliding")
+            colliding.add(name, path)
+            colliding.build()
             assert _rows(spark, view) == _rows(spark, name), path
     finally:
         run.close()

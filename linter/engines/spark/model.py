@@ -606,12 +606,22 @@ class ItemArrays:
     one per path: the independent 10,000-server inventory asks four of
     PublicFolder.replicas (docs/spark.md, session 44)."""
 
+    # the hash numbering a distinct list (lists of one hash are told apart by their rank)
+    LIST_HASH = "xxhash64({})"
+
     def __init__(self, model: Model, table: str, field_name: str):
         self.model, self.table, self.field_name = model, table, field_name
         listed = q(field_name)
-        lists = (f"(SELECT DISTINCT `_est`, {listed} FROM {q(model.views[table])} "
-                 f"WHERE size({listed}) > 0)")
-        frame = Frame(model, lists, ["_est", field_name])
+        # each distinct list numbered by its hash and its rank among the lists of that
+        # hash (exact, and the same whenever computed): its exploded items carry the
+        # number, not the list. Carrying the list (a replica list of ~14 names) in each
+        # of its items was 7.9 GiB of shuffle at the independent 100,000 servers,
+        # sorted, and 9.5 GB spilled gathering them back (docs/spark.md, session 49).
+        self.lists = (f"(SELECT `_est`, {listed}, `_lh`, row_number() OVER (PARTITION BY `_est`, `_lh` "
+                      f"ORDER BY {listed}) AS `_ln` FROM (SELECT `_est`, {listed}, {self.LIST_HASH.format(listed)} AS `_lh` "
+                      f"FROM (SELECT DISTINCT `_est`, {listed} FROM {q(model.views[table])} "
+                      f"WHERE size({listed}) > 0) AS `_d`) AS `_h`)")
+        frame = Frame(model, self.lists, ["_est", "_lh", "_ln"])
         self.child, self.pos, self.iv, self.it = explode_items(frame, listed, None)
         self.values: list[tuple[str, str]] = []  # (view name, SQL of the item's value)
 
@@ -626,11 +636,14 @@ class ItemArrays:
 
     def build(self) -> None:
         model = self.model
-        rows = self.child.select(["`_est` AS `e`", f"{q(self.field_name)} AS `l`", f"{q(self.pos)} AS `p`"]
+        rows = self.child.select(["`_est` AS `e`", "`_lh` AS `h`", "`_ln` AS `n`", f"{q(self.pos)} AS `p`"]
                                  + [f"{value} AS `v{i}`" for i, (_, value) in enumerate(self.values)])
         fields = ", ".join(f"'v{i}', `v{i}`" for i in range(len(self.values)))
-        gather = (f"SELECT `e` AS `_k_est`, `l` AS `_k_list`, sort_array(collect_list(named_struct('p', `p`, {fields}))) "
-                  f"AS `_k_all` FROM ({rows}) AS `x` GROUP BY `e`, `l`")
+        gathered = (f"SELECT `e`, `h`, `n`, sort_array(collect_list(named_struct('p', `p`, {fields}))) AS `all` "
+                    f"FROM ({rows}) AS `x` GROUP BY `e`, `h`, `n`")
+        gather = (f"SELECT `l`.`_est` AS `_k_est`, `l`.{q(self.field_name)} AS `_k_list`, `g`.`all` AS `_k_all` "
+                  f"FROM {self.lists} AS `l` JOIN ({gathered}) AS `g` "
+                  f"ON `l`.`_est` = `g`.`e` AND `l`.`_lh` = `g`.`h` AND `l`.`_ln` = `g`.`n`")
         if len(self.values) > 1:  # gathered once and kept; each path's view a projection of it, kept
             gathered = model._view_name(f"{self.table}_{self.field_name}_items_all")
             model.keep(model.spark.sql(gather)).createOrReplaceTempView(gathered)
