@@ -680,6 +680,22 @@ class Frame:
             self.navs[key] = join
         return self.joined(self.navs[key], "v"), kind
 
+    def carried_items(self, rec: Rec, name: str, rest: tuple) -> tuple[tuple, Join]:
+        """The join of ``item.<rest>``'s array for ``rec``'s list ``name``
+        (item_values), its array carried by every relation derived from this frame,
+        and its key: a frame over such a relation reads the array there (``carry``)
+        instead of joining the items again."""
+        self.item_values(rec, name, rest)
+        view, _ = self.model.item_array_view(rec.table.name, name, rest)
+        key = ("items", view, rec.prefix)
+        join = self.navs[key]
+        join.exposed_field("v")
+        return key, join
+
+    def carry(self, key: tuple, join: Join) -> None:
+        """Read ``join`` (of another frame: carried_items) through this frame's base."""
+        self.navs[key] = join
+
     def pairs_sql(self, values: str, texts: str | None) -> str:
         """The list as an array of (v: value, t: text as written) structs."""
         x, i = self.model.lambda_var(), self.model.lambda_var()
