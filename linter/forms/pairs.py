@@ -293,8 +293,8 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     # distinct sets of sites against 5,945 distinct replica lists); the representative
     # row keeps its own list, which `when` reads
     # (the set leaves a missing entry out, as any/all skip it, and keeps NULL for an
-    # entry whose navigation finds nothing; whether the list holds a missing entry
-    # is read too)
+    # entry whose navigation finds nothing: two lists that differ only by a missing
+    # entry share a verdict)
     represented = []
     carried = []
     item_paths = _item_paths(check.when, model, table)
@@ -312,9 +312,7 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
         present = f"flatten(filter(zip_with({q(name)}, {values}, ({x}, {y}) -> IF({x} IS NULL, NULL, array({y}))), " \
                   f"{x} -> {x} IS NOT NULL))"
         extras[a + "is_" + name] = f"sort_array(array_distinct({present}))"
-        x = model.lambda_var()
-        extras[a + "nl_" + name] = f"coalesce(exists({q(name)}, {x} -> {x} IS NULL), false)"
-        reads += [a + "is_" + name, a + "nl_" + name]
+        reads.append(a + "is_" + name)
         represented += [c for c in (name, name + "__text") if model.has(check.table, c)] + [join.alias + "rec"]
     representative = "".join(f", min_by({q(c)}, `_rid`) AS {q(c)}" for c in represented)
     reads += [c + "__text" for c in reads if model.has(check.table, c + "__text")]
