@@ -23,22 +23,32 @@ def _rows(spark, view: str) -> list:
                   for row in spark.table(view).collect())
 
 
+def _replica_paths(model) -> dict:
+    """Each path the rules asked of PublicFolder.replicas -> its view."""
+    return {key[2]: view for key, (view, _) in model._items.items()
+            if key[0] == model.views["PublicFolder"] and key[1] == "replicas"}
+
+
+def _built_alone(model, path: tuple, label: str) -> str:
+    """The view of ``path`` built by an ItemArrays of its own."""
+    arrays = ItemArrays(model, "PublicFolder", "replicas")
+    name = model._view_name(f"PublicFolder_replicas_{label}")
+    arrays.add(name, path)
+    arrays.build()
+    return name
+
+
 def test_the_paths_of_one_list_are_gathered_once_and_each_holds_its_own_values(spark):
     run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
     try:
         model = run.model
-        paths = {key[2]: view for key, (view, _) in model._items.items()
-                 if key[0] == model.views["PublicFolder"] and key[1] == "replicas"}
+        paths = _replica_paths(model)
         assert len(paths) >= 2, paths  # the rules ask several paths of the replicas
         gathered = [name for name in model.registered if "_PublicFolder_replicas_items_all_" in name]
         assert len(gathered) == 1, gathered
         assert not model._item_groups  # every named view was built
         for path, view in paths.items():
-            alone = ItemArrays(model, "PublicFolder", "replicas")
-            name = model._view_name("PublicFolder_replicas_alone")
-            alone.add(name, path)
-            alone.build()
-            assert _rows(spark, view) == _rows(spark, name), path
+            assert _rows(spark, view) == _rows(spark, _built_alone(model, path, "alone")), path
     finally:
         run.close()
 
@@ -50,8 +60,7 @@ def test_lists_whose_hashes_collide_keep_their_own_values(spark, monkeypatch):
     run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
     try:
         model = run.model
-        paths = {key[2]: view for key, (view, _) in model._items.items()
-                 if key[0] == model.views["PublicFolder"] and key[1] == "replicas"}
+        paths = _replica_paths(model)
         lengths = {row[0] for row in spark.sql(f"SELECT DISTINCT size(`replicas`) FROM {model.views['PublicFolder']} "
                                                f"WHERE size(`replicas`) > 0").collect()}
         lists = spark.sql(f"SELECT count(DISTINCT `replicas`) FROM {model.views['PublicFolder']} "
@@ -59,10 +68,6 @@ def test_lists_whose_hashes_collide_keep_their_own_values(spark, monkeypatch):
         assert lists > 2 * len(lengths)  # many lists share a length, so a "hash" of it collides
         monkeypatch.setattr(ItemArrays, "LIST_HASH", "CAST(size({}) AS BIGINT)")
         for path, view in paths.items():
-            colliding = ItemArrays(model, "PublicFolder", "replicas")
-            name = model._view_name("PublicFolder_replicas_colliding")
-            colliding.add(name, path)
-            colliding.build()
-            assert _rows(spark, view) == _rows(spark, name), path
+            assert _rows(spark, view) == _rows(spark, _built_alone(model, path, "colliding")), path
     finally:
         run.close()
