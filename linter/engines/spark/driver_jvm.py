@@ -80,11 +80,19 @@ def prepare(conf: dict, master: str, java: str | None, java_major: int, short_ru
         added.append(f"-Djava.io.tmpdir={LAUNCH.scratch}")
     if short_run and "TieredStopAtLevel" not in options and "TieredCompilation" not in options:
         added.append("-XX:TieredStopAtLevel=1")
-    if java_major < 22 and "GCLockerRetryAllocationCount" not in options:
-        added += ["-XX:+UnlockDiagnosticVMOptions", f"-XX:GCLockerRetryAllocationCount={GCLOCKER_RETRIES}"]
     added += _class_data_options(options, java, java_major)
     if added:
         conf["spark.driver.extraJavaOptions"] = " ".join([options] + added).strip()
+
+
+def with_gclocker_retries(options: str, java_major: int) -> str:
+    """``options`` (the driver's Java options) with G1 waiting GCLOCKER_RETRIES times
+    for JNI critical regions before JDK 22 (module docstring). Every JVM this process
+    launches gets it, not only `exlint estate`'s: benchmarks/profile_estate.py ran the
+    independent 10,000 servers out of heap without it (session 49)."""
+    if java_major >= 22 or "GCLockerRetryAllocationCount" in options:
+        return options
+    return f"{options} -XX:+UnlockDiagnosticVMOptions -XX:GCLockerRetryAllocationCount={GCLOCKER_RETRIES}".strip()
 
 
 def _class_data_options(options: str, java: str | None, java_major: int) -> list[str]:

@@ -212,12 +212,12 @@ def build_session(options: SessionOptions):
     conf = launch_conf(options, master)
     if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    if options.jvm_log is not None and not _jvm_running():  # this process starts the driver JVM
-        from linter.engines.spark import driver_jvm
+    from linter.engines.spark import driver_jvm
 
+    if options.jvm_log is not None and not _jvm_running():  # this process starts the driver JVM
         driver_jvm.prepare(conf, master, _java_binary(), java_major, options.short_run, options.jvm_log.parent)
     worker_python(master, conf)
-    java_options = conf.get("spark.driver.extraJavaOptions", "")
+    java_options = driver_jvm.with_gclocker_retries(conf.get("spark.driver.extraJavaOptions", ""), java_major)
     if "log4j2.configurationFile" not in java_options:
         java_options += f" -Dlog4j2.configurationFile={_quiet_log4j()}"
     conf["spark.driver.extraJavaOptions"] = exit_on_out_of_memory(java_options).strip()
