@@ -300,11 +300,10 @@ def _spark_profile_pairs(model: Model, rule: "Rule", check: "Check") -> str:
     item_paths = _item_paths(check.when, model, table)
     for name, path in item_paths.items():
         reads.remove(name)
-        values, _ = frame.item_values(Rec("", table), name, path)
         # the representative's array of those values rides along: joined per pair
         # instead, it hashed the whole list once per distinct row and profile (a tenth
         # of RTE005's time at a second independent generator's 10,000 servers)
-        key, join = frame.carried_items(Rec("", table), name, path)
+        values, key, join = frame.carried_items(Rec("", table), name, path)
         carried.append((key, join))
         # the values of the entries that are there (any/all skip a missing entry; an
         # entry whose navigation finds nothing is NULL and kept)

@@ -667,8 +667,8 @@ class Frame:
         """SQL of the array of ``item.<rest>`` for every element of the list field
         ``name`` of ``rec`` (in list order; NULL for a record with an empty list),
         and the values' type."""
-        view, kind = self.model.item_array_view(rec.table.name, name, rest)
-        key = ("items", view, rec.prefix)
+        key, kind = self._items_key(rec, name, rest)
+        view = key[1]
         if key not in self.navs:
             alias = self.model.alias()
             on = (f"{q(rec.prefix + '_est')} = {q(alias)}.{q(LOOKUP_EST)} "
@@ -680,17 +680,20 @@ class Frame:
             self.navs[key] = join
         return self.joined(self.navs[key], "v"), kind
 
-    def carried_items(self, rec: Rec, name: str, rest: tuple) -> tuple[tuple, Join]:
-        """The join of ``item.<rest>``'s array for ``rec``'s list ``name``
-        (item_values), its array carried by every relation derived from this frame,
-        and its key: a frame over such a relation reads the array there (``carry``)
-        instead of joining the items again."""
-        self.item_values(rec, name, rest)
-        view, _ = self.model.item_array_view(rec.table.name, name, rest)
-        key = ("items", view, rec.prefix)
+    def _items_key(self, rec: Rec, name: str, rest: tuple) -> tuple[tuple, str]:
+        """The navigation key of ``item.<rest>``'s array for ``rec``'s list ``name``, and the values' type."""
+        view, kind = self.model.item_array_view(rec.table.name, name, rest)
+        return ("items", view, rec.prefix), kind
+
+    def carried_items(self, rec: Rec, name: str, rest: tuple) -> tuple[str, tuple, Join]:
+        """item_values' SQL, with its join's key and the join, whose array every
+        relation derived from this frame carries: a frame over such a relation reads
+        the array there (``carry``) instead of joining the items again."""
+        values, _ = self.item_values(rec, name, rest)
+        key, _ = self._items_key(rec, name, rest)
         join = self.navs[key]
         join.exposed_field("v")
-        return key, join
+        return values, key, join
 
     def carry(self, key: tuple, join: Join) -> None:
         """Read ``join`` (of another frame: carried_items) through this frame's base."""
