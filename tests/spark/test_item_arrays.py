@@ -38,12 +38,24 @@ def _built_alone(model, path: tuple, label: str) -> str:
     return name
 
 
-def test_the_paths_of_one_list_are_gathered_once_and_each_holds_its_own_values(spark):
+def test_the_paths_of_one_list_are_gathered_once_and_each_holds_its_own_values(spark, monkeypatch):
+    passes = []  # (table, list field, paths) of each pass the run made
+    build = ItemArrays.build
+
+    def counted(arrays):
+        passes.append((arrays.table, arrays.field_name, len(arrays.values)))
+        return build(arrays)
+
+    monkeypatch.setattr(ItemArrays, "build", counted)
     run = job.run(spark, discover_inputs([SAMPLE]), RULES, Config())
     try:
         model = run.model
         paths = _replica_paths(model)
         assert len(paths) >= 2, paths  # the rules ask several paths of the replicas
+        # one pass for the whole catalog: a check that analysed SQL reading an item
+        # array while the rules were compiled built it early, and the paths asked
+        # after it took a second pass (RTE005's reach rows, session 50)
+        assert passes == [("PublicFolder", "replicas", len(paths))], passes
         gathered = [name for name in model.registered if "_PublicFolder_replicas_items_all_" in name]
         assert len(gathered) == 1, gathered
         assert not model._item_groups  # every named view was built
