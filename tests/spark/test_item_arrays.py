@@ -39,7 +39,7 @@ def _built_alone(model, path: tuple, label: str) -> str:
 
 
 def test_the_paths_of_one_list_are_gathered_once_and_each_holds_its_own_values(spark, monkeypatch):
-    passes = []  # (table, list field, paths) of each pass the run made
+    passes = []  # (table, list field, number of paths) of each pass the run made
     build = ItemArrays.build
 
     def counted(arrays):
