@@ -209,6 +209,8 @@ def test_a_pyproject_named_with_config_must_hold_the_table(repo, tmp_path, text,
     ("options: {DUP002: {nope: 3}}\n", "no option"),
     ("thresholds: {DUP001: 5}\n", ".exlint.yaml:1:14: thresholds: DUP001 has no threshold to set"),
     ("thresholds: {DUP002: -5}\n", "threshold_hours is -5: it must be 0 or more"),
+    ("thresholds: {DUP002: 9223372036854775808}\n", ".exlint.yaml:1:14: options: DUP002 threshold_hours is "
+                                                   "9223372036854775808: it must fit in 64 bits"),
     ("thresholds: {DUP002: lots}\n", "must be a number"),
     ("thresholds: {DUP002: 5}\noptions: {dup002: {threshold_hours: 3}}\n", "set in `options` too"),
     ("thresholds: {dup002: 5, DUP002: 6}\n", "`thresholds` names DUP002 twice"),

@@ -151,6 +151,8 @@ def test_a_rule_dir_inside_the_repository_is_read(tmp_path, monkeypatch):
     (".nan", "option 'threshold_hours' of DUP002 is nan: it must be a finite number (not .nan or .inf)"),
     (".inf", "option 'threshold_hours' of DUP002 is inf: it must be a finite number"),
     ("-5", "options: DUP002 threshold_hours is -5: it must be 0 or more (the default is 168)"),
+    # past 64 bits: left to the rule's expression, the error named exlint's own rule pack
+    ("9223372036854775808", "options: DUP002 threshold_hours is 9223372036854775808: it must fit in 64 bits"),
     ("'many'", "option 'threshold_hours' of DUP002 is 'many': it must be a number"),
 ])
 def test_a_bad_option_value_names_the_file_position_and_value(tmp_path, monkeypatch, value, expected):

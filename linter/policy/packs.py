@@ -401,12 +401,17 @@ def _substitute(node: Any, options: dict, rule_id: str) -> Any:
 
 def option_value_problem(value, default) -> str | None:
     """Why an option's configured ``value`` cannot stand for its ``default``, or None:
-    NaN, or a negative number where the default is not negative (a threshold)."""
+    NaN or infinite, an integer past 64 bits, or a negative number where the default
+    is not negative (a threshold)."""
     def number(x) -> bool:
         return isinstance(x, (int, float)) and not isinstance(x, bool)
 
-    if number(value) and value != value:
+    if number(value) and (value != value or value in (float("inf"), float("-inf"))):
         return "it must be a finite number"
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+        # substituted into the rule's expression, where both engines hold 64-bit integers:
+        # left to the expression, its error would name the rule pack, not this value
+        return "it must fit in 64 bits (-9223372036854775808 to 9223372036854775807)"
     if number(value) and number(default) and default >= 0 and value < 0:
         return f"it must be 0 or more (the default is {default})"
     return None
