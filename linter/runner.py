@@ -74,8 +74,33 @@ class Result:
         return any(SEVERITY_RANK[f.severity] >= threshold for f in self.findings)
 
 
+def glob_forms(pattern: str) -> set[str]:
+    """The fnmatch patterns an include/exclude glob stands for, relative to the root:
+    a leading ``./`` or ``/`` names the root itself, and each ``**/`` also matches no
+    folder at all (``**/*.yaml`` is every YAML file, the root's too), as in .gitignore
+    and shell globstar; fnmatch alone wants a ``/`` there, so the root's files (the
+    Organization, most often) silently fell out of an include."""
+    while pattern.startswith(("./", "/")):
+        pattern = pattern[2:] if pattern.startswith("./") else pattern[1:]
+    forms, todo = set(), [pattern]
+    while todo:
+        form = todo.pop()
+        if form in forms:
+            continue
+        forms.add(form)
+        start = form.find("**/")
+        while start != -1:
+            if start == 0 or form[start - 1] == "/":
+                todo.append(form[:start] + form[start + 3:])
+            start = form.find("**/", start + 1)
+    return forms
+
+
 def _matches(relative: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(relative, p.rstrip("/") + "/*") for p in patterns)
+    """Whether a file (its path relative to the root) matches a glob: the file itself,
+    or a folder above it (``archive`` or ``archive/`` takes everything in it)."""
+    return any(fnmatch.fnmatch(relative, form) or fnmatch.fnmatch(relative, form.rstrip("/") + "/*")
+               for pattern in patterns for form in glob_forms(pattern))
 
 
 def filter_files(files: list[Path], root: Path | None, config: Config, keep: set[str] = frozenset(),

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from linter.loading import MAX_FILE_BYTES, discover, load_file
 from linter.loading.scope import is_own_file
 from linter.runner import Options, lint
@@ -249,6 +251,22 @@ def test_a_named_file_is_linted_even_when_the_configuration_excludes_it(tmp_path
     walked = check(root, monkeypatch=monkeypatch)  # walking, the globs still apply
     assert "stores/pfdb.yaml" not in by_file(walked)
     assert walked.files == 2
+
+
+@pytest.mark.parametrize("globs, linted", [
+    # `**/` matches no folder too: the root's own files (the Organization) are YAML files as well
+    ('include: ["**/*.yaml"]', {"organization.yaml", "servers/ex10-lon-01.yaml", "stores/pfdb.yaml"}),
+    ('exclude: ["**/organization.yaml"]', {"servers/ex10-lon-01.yaml", "stores/pfdb.yaml"}),
+    ('exclude: ["./stores/**"]', {"organization.yaml", "servers/ex10-lon-01.yaml"}),
+    ('exclude: ["/servers/"]', {"organization.yaml", "stores/pfdb.yaml"}),
+    ('include: ["servers/**/*.yaml", "organization.yaml"]', {"organization.yaml", "servers/ex10-lon-01.yaml"}),
+    ('exclude: ["archive/**"]', {"organization.yaml", "servers/ex10-lon-01.yaml", "stores/pfdb.yaml"}),
+])
+def test_globs_match_as_gitignore_and_globstar_do(tmp_path, monkeypatch, globs, linted):
+    root = estate(tmp_path)
+    (root / ".exlint.yaml").write_text(globs + "\n")
+    result = check(root, monkeypatch=monkeypatch)
+    assert {loaded.path for loaded in result.loaded} == linted
 
 
 def test_the_json_report_of_a_walk_with_a_dangling_link_holds_every_file(tmp_path):
