@@ -15,6 +15,7 @@ from linter.loading import InputError, LoadedFile, discover, display_path, displ
     real_path  # noqa: F401 - display_path: part of this module's API (engines, reports)
 from linter.loading.scope import is_own_file
 from linter.policy.packs import Rule, load_rules
+from linter.suffixes import PARQUET_SUFFIXES
 from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
 
 
@@ -178,6 +179,12 @@ OUTSIDE_ROOT_NOTE = ("{path} is outside the config repo root {root}: it is linte
                      "own, or pass the --root it belongs to")
 
 
+# inventory files in a walked folder: `exlint estate` reads them there, check only named (JSON Lines)
+INVENTORY_NOTES = {
+    "jsonl": "{path} not linted: check does not walk into JSON Lines inventories (exlint estate does); "
+             "name it to lint it with the rest: exlint check {paths} {path}",
+    "parquet": "{path} not linted: check does not read Parquet inventories; lint it with exlint estate {path}",
+}
 LOOP_NOTE = ("{path} not read: it is a symbolic link loop (no file or folder at its end); "
              "remove the link or point it at a file")
 
@@ -243,9 +250,15 @@ def _lint_one(options: Options, progress) -> Result:
                                         for f in (real_path, os.path.abspath)}
     other_roots: list[str] = []  # folders below a walked one that are config repos of their own
     loops: list[str] = []  # walked links that lead nowhere and are no YAML file: a note
+    inventories: list[str] = []  # walked JSON Lines and Parquet files: a note (check reads them named)
     real: dict[str, str] = {}  # path -> real path: a file is loaded once, however it is reached
-    requested = filter_files(discover(options.paths, root, other_roots, real, loops), root, config, named, real)
+    requested = filter_files(discover(options.paths, root, other_roots, real, loops, inventories), root, config,
+                             named, real)
     requested_real = {real[os.fspath(p)] for p in requested}
+    # as the YAML files walked, the globs choose among them (estate's walk applies them too); an
+    # `exlint estate --output` folder (its findings, not inventory) is skipped as estate skips it
+    inventories = [os.fspath(p) for p in filter_files([Path(p) for p in inventories], root, config)
+                   if real_path(p) not in named and not _in_findings_output(Path(p), options.paths)]
     context = []  # the rest of the config repo: read only to resolve references
     staged = None
     if options.hook and root is not None:
@@ -275,6 +288,11 @@ def _lint_one(options: Options, progress) -> Result:
             raise InputError(f"{', '.join(options.paths) or '.'}: nothing to lint here but config repos of their "
                              f"own ({', '.join(repos)}), which resolve references among themselves: lint them "
                              f"by name, exlint check {' '.join(repos)}")
+        if inventories:  # only inventory files: say how they are linted
+            raise InputError(f"{', '.join(options.paths) or '.'}: no YAML files to lint, only inventories "
+                             f"({', '.join(display_paths(inventories)[:3])}{', ...' if len(inventories) > 3 else ''}), "
+                             f"which check does not walk into: name a JSON Lines file (exlint check FILE.jsonl), "
+                             f"or run exlint estate {' '.join(options.paths) or '.'}")
         raise InputError(nothing_to_lint(options.paths, len(skipped)))
     context_records, context_documents = _context_records(context, root, options.use_cache, progress)
     watched: dict[str, set[str]] = {}  # names the commit took away (--hook): table -> names
@@ -319,12 +337,28 @@ def _lint_one(options: Options, progress) -> Result:
         result.notes.append(UNREAD_PYPROJECT_NOTE.format(path=display_path(discovery.unread)))
     for loop in display_paths(loops):
         result.notes.append(LOOP_NOTE.format(path=loop))
+    for inventory in display_paths(inventories):
+        kind = "parquet" if inventory.lower().endswith(PARQUET_SUFFIXES) else "jsonl"
+        result.notes.append(INVENTORY_NOTES[kind].format(path=inventory, paths=" ".join(options.paths)))
     if root is not None:
         for path in _outside(options.paths, root):
             result.notes.append(OUTSIDE_ROOT_NOTE.format(path=path, root=display_path(root)))
     if root is None and named and result.findings:
         result.notes.append(NO_ROOT_NOTE.format(path=options.paths[0]))
     return result
+
+
+def _in_findings_output(path: Path, tops: list[str]) -> bool:
+    """Whether a walked file lies in an `exlint estate --output` folder below a path given."""
+    from linter.engines.spark.output import MARKER
+
+    stops = {os.path.abspath(top) for top in tops}
+    folder = path.absolute().parent
+    while os.fspath(folder) not in stops and folder != folder.parent:
+        if (folder / MARKER).is_file():
+            return True
+        folder = folder.parent
+    return False
 
 
 def _outside(paths: list[str], root) -> list[str]:

@@ -269,6 +269,38 @@ def test_globs_match_as_gitignore_and_globstar_do(tmp_path, monkeypatch, globs, 
     assert {loaded.path for loaded in result.loaded} == linted
 
 
+def test_inventory_files_in_a_walked_folder_are_noted_never_dropped_silently(tmp_path, monkeypatch):
+    # `exlint estate` reads JSON Lines and Parquet files in a walk; check reads JSON Lines only named
+    root = estate(tmp_path)
+    line = json.dumps({"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX10-LON-02"},
+                       "spec": {"version": "2010", "site": "London"}})
+    (root / "servers" / "more.jsonl").write_text(line + "\n")
+    (root / "servers" / "export.parquet").write_bytes(b"PAR1")
+    (root / "servers" / "_SUCCESS").write_text("")
+    (root / "findings").mkdir()  # an `exlint estate --output` folder: its findings, not inventory
+    (root / "findings" / "_EXLINT_FINDINGS").write_text("{}")
+    (root / "findings" / "part-0.parquet").write_bytes(b"PAR1")
+    walked = check(root, monkeypatch=monkeypatch)
+    assert "servers/more.jsonl" not in {loaded.path for loaded in walked.loaded}
+    assert [note for note in walked.notes if "inventor" in note] == [
+        "servers/export.parquet not linted: check does not read Parquet inventories; "
+        "lint it with exlint estate servers/export.parquet",
+        "servers/more.jsonl not linted: check does not walk into JSON Lines inventories (exlint estate does); "
+        "name it to lint it with the rest: exlint check . servers/more.jsonl"]
+    named = check(root, ".", "servers/more.jsonl", monkeypatch=monkeypatch)
+    assert "servers/more.jsonl" in {loaded.path for loaded in named.loaded}
+    assert [note for note in named.notes if "JSON Lines" in note] == []
+    (root / ".exlint.yaml").write_text('exclude: ["servers/**"]\n')  # the globs choose among them too
+    assert [note for note in check(root, monkeypatch=monkeypatch).notes if "inventor" in note] == []
+    # a folder of inventories only: an error that says how to lint them
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "a.jsonl").write_text(line + "\n")
+    completed = run("check", str(only), cwd=tmp_path)
+    assert completed.returncode == 2
+    assert "only inventories" in completed.stderr.decode() and "exlint estate" in completed.stderr.decode()
+
+
 def test_the_json_report_of_a_walk_with_a_dangling_link_holds_every_file(tmp_path):
     root = estate(tmp_path)
     os.symlink("gone.yaml", root / "stores" / "x.yaml")

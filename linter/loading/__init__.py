@@ -14,7 +14,7 @@ from linter.loading.documents import Document, LoadedFile
 from linter.loading.fast_yaml import SAFE_COMPOSE_DEPTH, BoundError, check_depth, may_nest_deeper
 from linter.loading.nodes import MAX_DEPTH, ConstructError, construct
 from linter.loading.text import TextError, decode, split_documents
-from linter.suffixes import JSONL_SUFFIXES, YAML_SUFFIXES  # noqa: F401 - part of this module's API
+from linter.suffixes import JSONL_SUFFIXES, PARQUET_SUFFIXES, YAML_SUFFIXES  # noqa: F401 - part of this module's API
 
 # The largest file read (docs/security.md): a 20 MB file of store documents takes
 # about 1.2 times a bare C compose of it and 760 MB.
@@ -383,7 +383,8 @@ def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = N
 
 
 def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: list[str] | None = None,
-             real: dict[str, str] | None = None, loops: list[str] | None = None) -> list[Path]:
+             real: dict[str, str] | None = None, loops: list[str] | None = None,
+             inventories: list[str] | None = None) -> list[Path]:
     """Files to lint: files as given; directories searched for *.yaml / *.yml (any case: SERVER.YAML).
 
     Version control's folders (``.git``) are not walked, nor is the configuration
@@ -399,7 +400,9 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
     path's real path, the identity :func:`real_path` gives. ``loops`` (a list)
     receives walked links that are not YAML files and lead nowhere (a link
     loop): nothing to lint, but worth a note. A link named on the command line
-    that leads nowhere is an InputError.
+    that leads nowhere is an InputError. ``inventories`` (a list) receives walked
+    JSON Lines and Parquet files (``exlint estate`` reads them in a walk; ``check``
+    reads JSON Lines named, never walked): not linted here, but never silently.
     """
     found: list[tuple[Path, str, bool]] = []  # (path, real path, is a link)
     for raw in paths:
@@ -412,6 +415,9 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
                 if not name.lower().endswith(YAML_SUFFIXES) or name == ".exlint.yaml":  # the configuration, not a document
                     if loops is not None and getattr(candidate, "refusal", "").startswith("a symbolic link loop"):
                         loops.append(os.fspath(candidate))
+                    elif (inventories is not None and name.lower().endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES)
+                          and not name.startswith(("_", "."))):
+                        inventories.append(os.fspath(candidate))
                     continue
                 if getattr(candidate, "refusal", ""):  # never followed: its own identity
                     found.append((candidate, os.path.abspath(candidate), False))
