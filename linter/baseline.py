@@ -6,7 +6,9 @@ the baseline that no longer occur are listed as fixed.
 A path's list index moves when an entry is added or removed in front of it, so
 a finding left over from the fingerprint match gets a second chance: the rule,
 entity, path without indexes and message (which names the entry's value) of a
-recorded finding (``linter.fingerprints.unindexed``). A baseline file is
+recorded finding (``linter.fingerprints.unindexed``), and a last one with what the
+message says in parentheses left out (``aside_free``: a message that shows the
+whole list, REP005's, changes with every entry added to it). A baseline file is
 unchanged by this: every entry written so far carries those fields."""
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linter.atomic import atomic_write
-from linter.fingerprints import fingerprint, unindexed
+from linter.fingerprints import aside_free, fingerprint, unindexed
 from linter.loading import read_regular
 from linter.textsafe import valid_unicode
 
@@ -87,7 +89,9 @@ def apply_baseline(findings, entries: list[dict]) -> BaselineOutcome:
     precise key goes first, so a finding that took another's list index does not
     take its entry too: fingerprint and value, then the value (the entry moved in
     its list), then the fingerprint alone (an entry whose message was worded
-    otherwise by an earlier exlint, or that has no message)."""
+    otherwise by an earlier exlint, or that has no message), then the value with
+    the message's parenthesised context left out (the whole list the entry is in,
+    which an entry added elsewhere in it changes)."""
     prints: dict[int, str] = {}
 
     def printed(finding) -> str:
@@ -99,6 +103,7 @@ def apply_baseline(findings, entries: list[dict]) -> BaselineOutcome:
         (lambda f: (printed(f), _finding_unindexed(f)), _entry_both),
         (_finding_unindexed, _entry_unindexed),
         (printed, lambda e: e.get("fingerprint")),
+        (_finding_aside_free, _entry_aside_free),
     )
     left, suppressed = _Unmatched(list(findings), entries), 0
     for finding_key, entry_key in keys:
@@ -137,6 +142,15 @@ def _match(findings, entries: list[dict], finding_key, entry_key) -> tuple[_Unma
 def _finding_unindexed(finding) -> tuple:
     entity = (finding.entity.kind, finding.entity.name) if finding.entity else None
     return unindexed(finding.rule, entity, finding.file, finding.path, finding.message)
+
+
+def _finding_aside_free(finding) -> tuple:
+    return aside_free(_finding_unindexed(finding))
+
+
+def _entry_aside_free(entry: dict) -> tuple | None:
+    key = _entry_unindexed(entry)
+    return None if key is None else aside_free(key)
 
 
 def _entry_both(entry: dict) -> tuple | None:

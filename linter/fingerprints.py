@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 _INDEX = re.compile(r"\[\d+\]")
+_ASIDE = re.compile(r"\([^()]*\)")
 
 
 def fingerprint(finding) -> str:
@@ -52,3 +53,13 @@ def unindexed(rule: str, entity: tuple[str, str] | None, file: str | None, path:
 
     where = (entity[0], entity[1].lower()) if entity is not None else (valid_unicode(file or ""),)
     return (rule, *where, _INDEX.sub("[]", path or ""), _INDEX.sub("[]", valid_unicode(message)))
+
+
+
+def aside_free(key: tuple) -> tuple:
+    """An ``unindexed`` key with what its message says in parentheses left out too:
+    there a message shows context that an edit elsewhere changes, most often the whole
+    list the entry is in (REP005's ``store PFDB-B appears more than once in the replica
+    list of folder /G (PFDB-A, PFDB-B, PFDB-B)``, RTE005's replicas), while the entry
+    itself is named outside them. A baseline's last way of matching (``linter.baseline``)."""
+    return key[:-1] + (_ASIDE.sub("(...)", key[-1]),)

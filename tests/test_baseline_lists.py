@@ -112,3 +112,33 @@ def test_copies_are_counted(tmp_path):
     now = [finding("spec.siteLinks[1].cost", "cost A")] * 3
     outcome = apply_baseline(now, read_baseline(baseline))
     assert (len(outcome.kept), outcome.suppressed, outcome.fixed) == (1, 2, [])
+
+
+def duplicate(replicas: str, index: int, store: str = "PFDB-B") -> Finding:
+    # REP005 shows the whole list in parentheses, so an entry added anywhere in it rewords the message
+    return Finding("REP005", "warning", f"store {store} appears more than once in the replica list of folder /G "
+                   f"({replicas}): a store holds at most one replica of a folder; remove the duplicate entry",
+                   "folders.yaml", 9, 5, f"spec.replicas[{index}]", Entity("PublicFolder", "/G"))
+
+
+def test_a_message_showing_the_whole_list_still_matches_when_the_list_grows(tmp_path):
+    baseline = tmp_path / "baseline.json"
+    write_baseline(baseline, [duplicate("PFDB-A, PFDB-B, PFDB-B", 2)])
+    same = duplicate("PFDB-C, PFDB-A, PFDB-B, PFDB-B", 3)
+    outcome = apply_baseline([same], read_baseline(baseline))
+    assert (outcome.kept, outcome.suppressed, outcome.fixed) == ([], 1, [])
+    # another store duplicated in the same list is a new finding, and the recorded one is fixed
+    other = duplicate("PFDB-A, PFDB-C, PFDB-C", 2, store="PFDB-C")
+    outcome = apply_baseline([other], read_baseline(baseline))
+    assert (outcome.kept, outcome.suppressed, [e["rule"] for e in outcome.fixed]) == ([other], 0, ["REP005"])
+
+
+def test_rep005_through_the_cli_is_not_resurrected_by_an_entry_added_in_front(estate):
+    set_replicas(estate, "PFDB-EX10-LON-01, PFDB-EX03-NYC-01, PFDB-EX03-NYC-01")
+    baseline = estate.parent / "baseline.json"
+    assert invoke("check", "--write-baseline", baseline, ".").exit_code == 0
+    assert [e["rule"] for e in json.loads(baseline.read_text())["findings"]].count("REP005") == 1
+    set_replicas(estate, "PFDB-EX10-PAR-01, PFDB-EX10-LON-01, PFDB-EX03-NYC-01, PFDB-EX03-NYC-01")
+    result, body = check(baseline)
+    assert [f["rule"] for f in body["findings"] if f["rule"] == "REP005"] == []
+    assert body["baseline"]["fixed"] == [] and "fixed since the baseline" not in result.stderr
