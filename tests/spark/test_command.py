@@ -104,6 +104,44 @@ def test_estate_prints_the_check_findings_and_writes_them_partitioned(spark, def
     assert not list(tmp_path.glob(".findings*"))  # no staging directory left
 
 
+def _sarif_results(text: str) -> list:
+    """A SARIF run's results as comparable tuples (the estate job keeps no text: no snippets)."""
+    out = []
+    for result in json.loads(text)["runs"][0]["results"]:
+        physical = result["locations"][0].get("physicalLocation", {}) if result.get("locations") else {}
+        region = physical.get("region", {})
+        out.append((result["ruleId"], result["level"], result["message"]["text"],
+                    physical.get("artifactLocation", {}).get("uri"), region.get("startLine"),
+                    region.get("startColumn"), result["partialFingerprints"]["exlintFingerprint/v1"]))
+    return sorted(out, key=str)
+
+
+def test_estate_prints_check_s_sarif_junit_and_github_reports(spark, defective_estate, monkeypatch):
+    # the product spec: estate takes the same --format as check
+    import xml.etree.ElementTree as ET
+
+    from jsonschema import Draft7Validator
+
+    monkeypatch.chdir(defective_estate)
+    runner = CliRunner()
+    estate = runner.invoke(cli, ["estate", ".", "--format", "sarif", "--quiet"])
+    check = runner.invoke(cli, ["check", ".", "--format", "sarif"])
+    assert (estate.exit_code, check.exit_code) == (1, 1), estate.output
+    schema = Path(__file__).resolve().parents[1] / "vendor" / "sarif-schema-2.1.0.json"
+    errors = list(Draft7Validator(json.loads(schema.read_text())).iter_errors(json.loads(estate.stdout)))
+    assert errors == []
+    assert _sarif_results(estate.stdout) and _sarif_results(estate.stdout) == _sarif_results(check.output)
+    github = runner.invoke(cli, ["estate", ".", "--format", "github", "--quiet"])
+    assert sorted(github.stdout.splitlines()) == sorted(runner.invoke(cli, ["check", ".", "--format", "github"])
+                                                         .output.splitlines())
+    junit = runner.invoke(cli, ["estate", ".", "--format", "junit", "--quiet", "--fail-on", "warning"])
+    suites = ET.fromstring(junit.stdout)
+    expected = ET.fromstring(runner.invoke(cli, ["check", ".", "--format", "junit", "--fail-on", "warning"]).output)
+    failed = {(s.get("name"), c.get("name")) for s in suites for c in s if c.find("failure") is not None}
+    assert failed and failed == {(s.get("name"), c.get("name")) for s in expected for c in s
+                                 if c.find("failure") is not None}
+
+
 def test_estate_fail_on_never_and_select(spark, defective_estate, monkeypatch):
     monkeypatch.chdir(defective_estate)
     done = CliRunner().invoke(cli, ["estate", ".", "--select", "HIE004", "--fail-on", "never", "--quiet"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -12,6 +13,8 @@ import click
 from linter.findings import SEVERITY_RANK
 from linter.options import ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, select_option, \
     split_rule_ids
+
+REPORT_FORMATS = ("sarif", "junit", "github")  # check's renderers, over the estate's findings (_print_report)
 
 
 @click.command(name="estate")
@@ -25,8 +28,10 @@ from linter.options import ExitError, fail_on_option, ignore_option, no_inline_s
               help="Write the findings here, partitioned by rule (committed atomically).")
 @click.option("--output-format", type=click.Choice(["parquet", "jsonl"]), default="parquet", show_default=True,
               help="File format of the findings written to --output.")
-@click.option("--format", "fmt", type=click.Choice(["summary", "text", "json"]), default="summary",
-              show_default=True, help="What to print: the summary table, or every finding as `exlint check` does.")
+@click.option("--format", "fmt", type=click.Choice(["summary", "text", "json"] + list(REPORT_FORMATS)),
+              default="summary", show_default=True,
+              help="What to print: the summary table, or every finding as `exlint check` does (text, json, "
+                   "sarif, junit, github).")
 @click.option("--report", type=click.Path(dir_okay=False), help="Write the HTML report of the estate here.")
 @click.option("--compare", type=click.Path(exists=True),
               help="Earlier findings (an --output directory, a --format json file or a JSON Lines file): the report "
@@ -256,11 +261,13 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         progress.done()
         if report:
             _write_report(spark, run, rules, report, compare, summary)
+        threshold = fail_on or configuration.fail_on or "error"
         if fmt == "summary":
             click.echo(_summary_table(summary))
+        elif fmt in REPORT_FORMATS:
+            _print_report(findings, fmt, summary, rules, threshold)
         else:
             _print_findings(findings, fmt, summary)
-        threshold = fail_on or configuration.fail_on or "error"
         failed = threshold != "never" and any(
             SEVERITY_RANK[s] >= SEVERITY_RANK[threshold] and n for s, n in summary["severity"].items())
     finally:
@@ -437,6 +444,38 @@ def _print_findings(findings, fmt: str, summary: dict) -> None:
     skipped = f"; {stats['skipped']} file(s) skipped: not exlint documents" if stats.get("skipped") else ""
     click.echo(f"\n{stats['files']} file(s), {stats['documents']} document(s): {counts['error']} error(s), "
                f"{counts['warning']} warning(s), {counts['info']} info{skipped}")
+
+
+@dataclass
+class _ReportedRun:
+    """What check's SARIF, JUnit and GitHub renderers read of a run (linter.runner.Result):
+    the findings in check's order, the rules, the --fail-on level. The inventory's text is
+    not kept by the job: SARIF regions carry no snippet, and JUnit lists the files that
+    have findings (check lists every file linted)."""
+    findings: list
+    rules: dict
+    fail_on: str
+    loaded: tuple = ()
+    reported_files: tuple = ()
+    root: str | None = None
+
+    def counts(self) -> dict[str, int]:
+        counts = {"error": 0, "warning": 0, "info": 0}
+        for finding in self.findings:
+            counts[finding.severity] += 1
+        return counts
+
+
+def _print_report(findings, fmt: str, summary: dict, rules: dict, threshold: str) -> None:
+    """``--format sarif|junit|github``: check's renderer over the estate's findings. Each is
+    one document, so the findings are collected first (``text`` and ``json`` stream)."""
+    import importlib
+
+    from linter.textsafe import valid_unicode
+
+    collected = list(_finding_objects(findings, sum(summary["severity"].values())))
+    render = importlib.import_module(f"linter.reports.{fmt}").render
+    click.echo(valid_unicode(render(_ReportedRun(collected, rules, threshold))), nl=False)
 
 
 def _check_report_path(path: str, inventory) -> None:
