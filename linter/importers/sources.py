@@ -14,7 +14,7 @@ import codecs
 import os
 from pathlib import Path
 
-from linter.loading import read_regular
+from linter.loading import read_regular, walked_folder
 
 from .documents import Collector
 from .edge_config import import_edge_config
@@ -37,7 +37,8 @@ def discover(sources: list[str], named: set[Path] | None = None) -> tuple[list[P
             named.add(path)
         if path.is_dir():
             for directory, dirnames, filenames in os.walk(path):
-                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+                # as every walk of exlint's: no hidden folder, version control, node_modules or virtualenv
+                dirnames[:] = [d for d in dirnames if not d.startswith(".") and walked_folder(os.path.join(directory, d))]
                 for filename in filenames:
                     candidate = Path(directory, filename)
                     if not filename.startswith(".") and candidate.suffix.lower() in EXTENSIONS:
@@ -46,7 +47,14 @@ def discover(sources: list[str], named: set[Path] | None = None) -> tuple[list[P
             files.add(path)
         else:
             errors.append(SourceError(source, "no such file or directory"))
-    return sorted(files, key=lambda p: str(p)), errors
+    # one capture named twice (./a.xml and its absolute path, or a link to it) is read once:
+    # the path that is not a link is kept, else the first in order
+    chosen: dict[str, Path] = {}
+    for candidate in sorted(files, key=lambda p: (os.path.islink(p), str(p))):
+        chosen.setdefault(os.path.realpath(candidate), candidate)
+    if named is not None:
+        named &= set(chosen.values())
+    return sorted(chosen.values(), key=lambda p: str(p)), errors
 
 
 def _is_reg(data: bytes) -> bool:

@@ -14,7 +14,7 @@ not rewritten at all.
 from __future__ import annotations
 
 from linter.atomic import atomic_write, read_only
-from linter.loading import refusal
+from linter.loading import refusal, walked_folder
 from linter.schema import KINDS
 from linter.suffixes import YAML_SUFFIXES
 from linter.textsafe import printable
@@ -391,7 +391,9 @@ class OutputTree:
             raise SourceError(str(root), "the output path exists and is not a directory")
         paths = []
         for directory, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            # as every walk of exlint's: a virtualenv's or node_modules' YAML is not the estate's
+            # (a project venv holds exlint's own example Organization, which import would update)
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and walked_folder(os.path.join(directory, d)))
             paths += [Path(directory, f) for f in filenames if f.endswith(YAML_SUFFIXES) and not f.startswith(".")]
         for path in sorted(paths):
             tree._load_file(path)

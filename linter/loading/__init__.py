@@ -335,7 +335,14 @@ NOT_WALKED = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul"
 
 
 def _walked_folder(entry) -> bool:
-    return entry.name not in NOT_WALKED and not os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
+    return walked_folder(entry.path)
+
+
+def walked_folder(path: str) -> bool:
+    """Whether a walk enters this folder: not version control's, node_modules or a
+    Python virtual environment (a folder holding pyvenv.cfg). Every walk of exlint's
+    uses it: check, estate, and import's search of sources and of its output folder."""
+    return os.path.basename(path) not in NOT_WALKED and not os.path.isfile(os.path.join(path, "pyvenv.cfg"))
 
 
 def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = None):

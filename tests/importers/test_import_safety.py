@@ -13,6 +13,7 @@ from pathlib import Path
 from .conftest import FIXTURES, run_import
 
 SOURCES = FIXTURES / "estate"
+REPO_POLICY = Path(__file__).resolve().parents[2] / "linter" / "policy" / "example_base.yaml"
 # what an import of SOURCES into an empty directory creates
 CREATED = {"organization.yaml", "servers/ex03-lon.yaml", "servers/ex07-lon-01.yaml", "servers/ex10-par-01.yaml",
            "stores/pfdb-lon-01.yaml", "stores/pfdb-par-01.yaml", "mailbox-databases/mbxdb-lon-01.yaml"}
@@ -160,3 +161,36 @@ def test_a_read_only_target_is_refused_before_any_file_is_written(tmp_path):
     line = _one_line(run_import(SOURCES, "--output", out))
     assert str(locked) in line and "read-only" in line and "nothing was written" in line
     assert _tree(out) == before
+
+
+def test_a_virtualenv_and_node_modules_in_the_output_are_never_read_nor_updated(tmp_path):
+    # a project venv holds exlint's own example estate (an Organization): import updated it
+    out = tmp_path / "out"
+    packaged = out / "venv" / "lib" / "python3.11" / "site-packages" / "linter" / "policy"
+    packaged.mkdir(parents=True)
+    (out / "venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    example = REPO_POLICY.read_bytes()
+    (packaged / "example_base.yaml").write_bytes(example)
+    (out / "node_modules" / "pkg").mkdir(parents=True)
+    (out / "node_modules" / "pkg" / "broken.yml").write_text("a: [\n")  # unreadable YAML, never exlint's
+    result = run_import(SOURCES, "--output", out)
+    assert result.exit_code == 0, result.stderr
+    assert (packaged / "example_base.yaml").read_bytes() == example
+    assert {p for p in _tree(out) if not p.startswith(("venv/", "node_modules/"))} == CREATED
+
+
+def test_sources_in_a_virtualenv_are_not_imported_and_one_named_twice_is_read_once(tmp_path):
+    from linter.importers.sources import discover
+
+    sources = tmp_path / "sources"
+    (sources / ".venv").mkdir(parents=True)
+    (sources / ".venv" / "pyvenv.cfg").write_text("")
+    (sources / "env").mkdir()
+    (sources / "env" / "pyvenv.cfg").write_text("")
+    (sources / "env" / "junk.xml").write_text("<x/>")
+    capture = sources / "GetTransportConfig.xml"
+    capture.write_bytes((SOURCES / "GetTransportConfig.xml").read_bytes())
+    os.symlink(capture.name, sources / "link.xml")
+    named: set = set()
+    files, errors = discover([str(capture), str(capture.resolve()), str(sources / "link.xml"), str(sources)], named)
+    assert errors == [] and [p.name for p in files] == ["GetTransportConfig.xml"]
