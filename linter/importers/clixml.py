@@ -25,7 +25,10 @@ from .values import parse_timespan
 from .xmlsafe import Node, parse_xml
 
 _ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
-_INTEGERS = {"I32", "I16", "I64", "U16", "U32", "U64", "By", "SB"}
+# each integer element's .NET type range: a value outside it is no value that type can hold
+_INTEGERS = {"I16": (-2**15, 2**15 - 1), "I32": (-2**31, 2**31 - 1), "I64": (-2**63, 2**63 - 1),
+             "U16": (0, 2**16 - 1), "U32": (0, 2**32 - 1), "U64": (0, 2**64 - 1), "By": (0, 255), "SB": (-128, 127)}
+_INTEGER_TEXT = re.compile(r"[+-]?[0-9]+")
 _FLOATS = {"Db", "Sg"}
 _STRINGS = {"S", "URI", "XD", "SBK", "Version", "G"}
 _COLLECTIONS = {"LST", "IE", "STK", "QUE"}
@@ -111,9 +114,15 @@ class _Deserializer:
                 return None
             if tag in _STRINGS:
                 return unescape(text)
-            if tag == "B":
-                return text.strip().lower() == "true"
+            if tag == "B":  # System.Boolean is written true or false; anything else is malformed
+                word = text.strip().lower()
+                if word not in ("true", "false"):
+                    raise ValueError(word)
+                return word == "true"
             if tag in _INTEGERS:
+                low, high = _INTEGERS[tag]
+                if not _INTEGER_TEXT.fullmatch(text.strip()) or not low <= int(text.strip()) <= high:
+                    raise ValueError(text)
                 return int(text.strip())
             if tag in _FLOATS:
                 return float(text.strip())

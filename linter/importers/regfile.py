@@ -141,6 +141,23 @@ def _check_size(kind: int, raw: bytes, path: str, line: int, column: int) -> Non
     )
 
 
+def _check_text(kind: int, raw: bytes, ansi: bool, path: str, line: int, column: int) -> None:
+    """String data (hex(1), hex(2), hex(7)) of a version 5 export is UTF-16 LE: an odd
+    number of bytes, or a lone surrogate, is no text regedit wrote; decoded leniently
+    it became U+FFFD in the imported value, with no word of it."""
+    if ansi or kind not in (1, 2, 7):
+        return
+    if len(raw) % 2:
+        raise SourceError(path, f"{_TYPE_NAMES[kind]} data (hex({kind:x}):) is UTF-16, two bytes a character: this "
+                                f"line has {len(raw)} bytes; export the key again with regedit", line, column)
+    try:
+        raw.decode("utf-16-le")
+    except UnicodeDecodeError as exc:
+        raise SourceError(path, f"{_TYPE_NAMES[kind]} data (hex({kind:x}):) is not UTF-16 text (byte {exc.start + 1}"
+                                f" of {len(raw)}: {exc.reason}); export the key again with regedit", line, column) \
+            from None
+
+
 def parse_reg(path: str | Path, data: bytes) -> list[RegValue]:
     path = str(path)
     text, header = decode(data, path)
@@ -193,6 +210,7 @@ def parse_reg(path: str | Path, data: bytes) -> list[RegValue]:
                 raise SourceError(path, "hex data must be comma-separated bytes (two hex digits each)", number, value_column)
             raw = bytes(int(b, 16) for b in digits)
             _check_size(kind, raw, path, number, value_column)
+            _check_text(kind, raw, ansi, path, number, value_column)
             values.append(RegValue(key, name, _TYPE_NAMES.get(kind, f"hex({kind:x})"), _hex_value(kind, raw, ansi), number, column))
         else:
             raise SourceError(path, f"unknown value data '{rest[:40]}'", number, value_column)

@@ -70,6 +70,25 @@ def test_bad_number_is_a_positioned_error():
     assert "not a valid I32" in caught.value.message
 
 
+@pytest.mark.parametrize("element", [
+    "<B>maybe</B>", "<B></B>", "<I64>99999999999999999999</I64>", "<I32>2147483648</I32>", "<By>256</By>",
+    "<U32>-1</U32>", "<SB>-129</SB>", "<I32>1_000</I32>",
+])
+def test_a_value_its_type_cannot_hold_is_a_positioned_error(element):
+    # was imported: <B>maybe</B> as false, a 20-digit I64 as written (exlint check then refused it)
+    with pytest.raises(SourceError) as caught:
+        _load(element)
+    assert "which is not a valid" in caught.value.message
+
+
+@pytest.mark.parametrize("element, value", [
+    ("<B> True </B>", True), ("<B>false</B>", False), ("<I64>-9223372036854775808</I64>", -2**63),
+    ("<U64>18446744073709551615</U64>", 2**64 - 1), ("<By>255</By>", 255), ("<I32>+7</I32>", 7),
+])
+def test_every_value_its_type_holds_is_read(element, value):
+    assert _load(element) == [value]
+
+
 def test_not_clixml_root():
     with pytest.raises(SourceError, match="not a CLIXML file"):
         load_clixml("t.xml", b"<configuration/>")

@@ -145,6 +145,19 @@ def test_an_integer_of_the_wrong_length_is_a_positioned_error(tmp_path, data, wo
     assert not out.exists()
 
 
+@pytest.mark.parametrize("data, words", [
+    ("hex(2):41,00,42", "REG_EXPAND_SZ data (hex(2):) is UTF-16, two bytes a character: this line has 3 bytes"),
+    ("hex(7):41,00,00", "REG_MULTI_SZ data (hex(7):) is UTF-16, two bytes a character: this line has 3 bytes"),
+    ("hex(1):00,d8,41,00", "REG_SZ data (hex(1):) is not UTF-16 text"),  # a lone high surrogate
+])
+def test_text_that_is_not_utf16_is_a_positioned_error(data, words):
+    # decoded leniently, it became U+FFFD in the imported value with no word of it
+    text = f'Windows Registry Editor Version 5.00\r\n\r\n[{PF_KEY}]\r\n"Odd"={data}\r\n'.encode()
+    with pytest.raises(SourceError) as caught:
+        parse_reg("x.reg", text)
+    assert words in caught.value.message and (caught.value.line, caught.value.column) == (4, 7)
+
+
 def test_integers_of_the_right_length_in_hex_are_read():
     data = (f'Windows Registry Editor Version 5.00\r\n\r\n[{PF_KEY}]\r\n"A"=hex(4):2a,00,00,00\r\n'
             '"B"=hex(5):00,00,00,2a\r\n"C"=hex(b):2a,00,00,00,00,00,00,00\r\n').encode()
