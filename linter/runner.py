@@ -200,11 +200,42 @@ def lint(options: Options, progress=None) -> Result:
 
         progress = null()
     groups = _by_root(options)
-    if len(groups) <= 1:
+    runs = [replace(options, paths=paths) for paths in groups.values()]
+    if options.hook and not options.root:
+        runs += _deletion_runs(options, groups)
+    if len(runs) <= 1:
         return _lint_one(options, progress)
-    merged = _merge([_lint_one(replace(options, paths=paths), progress) for paths in groups.values()])
-    merged.roots = [str(root) if root else "(no root)" for root in groups]
+    merged = _merge([_lint_one(run, progress) for run in runs])
+    merged.roots = [str(root) if root else "(no root)" for root in groups] + [run.root for run in runs[len(groups):]]
     return merged
+
+
+def _deletion_runs(options: Options, groups: dict) -> list[Options]:
+    """Hook mode: a run for each config repo below the working directory in which the
+    commit deletes a file and that no path given belongs to. A deletion-only commit
+    passes pre-commit no file, and from the git top the estates in its subfolders
+    (config repos of their own) were never looked at: a store deleted while other
+    files still name it passed the commit. Each such run names its repo as the root
+    and no path: what it checks is what the deletion broke (``_lint_one``)."""
+    from linter.changes import Staged
+
+    staged = Staged(Path.cwd())
+    if not staged.deleted:
+        return []
+    covered = {os.path.realpath(root) if root is not None else None for root in groups}
+    if None in covered:  # the paths whose root is found as the run goes: the working directory's
+        found = discover_root(Path.cwd()).root
+        covered.add(os.path.realpath(found) if found is not None else None)
+    runs: list[Options] = []
+    for deleted in staged.deleted:
+        folder = Path(os.path.abspath(deleted)).parent
+        while not folder.is_dir() and folder != folder.parent:  # the deletion took its folder too
+            folder = folder.parent
+        root = discover_root(folder).root
+        if root is not None and os.path.realpath(root) not in covered:
+            covered.add(os.path.realpath(root))
+            runs.append(replace(options, paths=[], root=str(root)))
+    return runs
 
 
 def _by_root(options: Options) -> dict:

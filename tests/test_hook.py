@@ -87,6 +87,32 @@ def test_deleted_store_fails_even_when_no_file_is_passed(repo):
     assert where(report) == [("REP001", "folders/hr.yaml", 7), ("REP001", "folders/sales.yaml", 7)]
 
 
+def test_a_deletion_in_an_estate_below_the_git_top_fails_with_no_file_passed(tmp_path, monkeypatch):
+    # a repository holding estates in subfolders (each with its .exlint.yaml): pre-commit runs from the
+    # git top and passes a deletion-only commit no file; the estate was never looked at
+    top = tmp_path / "top"
+    files = {"east/.exlint.yaml": "{}\n", "east/org.yaml": ORG, "east/servers/a.yaml": SERVER.format(name="EX10-A"),
+             "east/stores/a.yaml": STORE.format(name="PFDB-A", server="EX10-A"),
+             "east/folders/sales.yaml": FOLDER.format(name="/Sales", replica="PFDB-A"),
+             "west/.exlint.yaml": "{}\n", "west/org.yaml": ORG}
+    for name, text in files.items():
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        (top / name).write_text(text)
+    git(top, "init", "-q", "-b", "main")
+    git(top, "add", "-A")
+    git(top, "commit", "-q", "-m", "estates")
+    monkeypatch.chdir(top)
+    monkeypatch.setenv("EXLINT_CACHE_DIR", str(tmp_path / "cache"))
+    assert hook()[0] == 0
+    git(top, "rm", "-q", "east/stores/a.yaml")
+    code, report = hook()
+    assert code == 1
+    assert where(report) == [("REP001", "east/folders/sales.yaml", 7)]
+    monkeypatch.chdir(top / "east")  # the same from inside the estate, as before
+    code, report = hook()
+    assert code == 1 and where(report) == [("REP001", "folders/sales.yaml", 7)]
+
+
 def test_moved_file_keeping_its_names_passes(repo):
     (repo / "stores" / "moved").mkdir()
     git(repo, "mv", "stores/a.yaml", "stores/moved/a.yaml")
