@@ -650,10 +650,12 @@ def _insert_ordered(node: CommentedMap, key: str, value: Any, context: str) -> N
 def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: bool, yaml_file: YamlFile | None = None) -> None:
     """Set one imported value in a document (a new one, or one of ``yaml_file``)."""
     node: Any = data
+    chain: list = [data]  # the collections from the document down to the one set
 
     def structural() -> None:
         if yaml_file is not None:
             yaml_file.structural_change()
+        _block_style(chain)
 
     for depth, step in enumerate(path[:-1]):
         following = path[depth + 1]
@@ -668,6 +670,7 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
                 fresh = True
                 structural()
             node = match
+            chain.append(node)
             continue
         key = _find_key(node, step)
         child = node.get(key) if key is not None else None
@@ -683,14 +686,18 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
         elif not isinstance(child, list if wanted is CommentedSeq else dict):
             raise _NotAMapping(dotted(path[: depth + 1]))
         node = child
+        chain.append(node)
     last = path[-1]
     key = _find_key(node, last)
     if key is not None and node.get(key) is not None:
         old = node[key]
         if same_value(path, old, leaf.value):
             if fresh:
+                _block_style(chain)
                 _set_comment(node, key, leaf)
             return
+        if _block_style(chain):  # a flow collection holds no comment: written as a block now
+            structural()
         _set_comment(node, key, leaf)
         if yaml_file is None:
             node[key] = _yaml_value(leaf.value, old)
@@ -711,6 +718,21 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
         key = last
     _set_comment(node, key, leaf)
     structural()
+
+
+def _block_style(chain: list) -> bool:
+    """Write every flow collection of ``chain`` (a document's collections down to one
+    being changed) in block style; whether one was. A value import adds or changes
+    carries its ``# from SOURCE`` comment, which a flow collection cannot hold: its
+    lines came out broken, a comma or a bracket first (``, RejectMessageOnShadowFailure:
+    false``), and the admin's comments inside it were lost."""
+    changed = False
+    for node in chain:
+        attributes = getattr(node, "fa", None)
+        if attributes is not None and attributes.flow_style():
+            attributes.set_block_style()
+            changed = True
+    return changed
 
 
 def _update_list(seq: CommentedSeq, new: list) -> None:

@@ -109,3 +109,30 @@ def test_the_leading_comment_and_the_first_marker_are_kept_when_the_first_docume
     assert after.count("# servers first") == 1
     assert after.endswith("---\n" + second + "\n")  # the store, untouched
     assert "  roles: [Mailbox, HubTransport]  # from GetExchangeServer.xml\n" in after
+
+
+def test_flow_collections_import_adds_to_are_written_in_block_style(tmp_path):
+    # a `# from SOURCE` comment cannot stand inside a flow collection: the lines came out
+    # starting with a comma or a bracket, less indented than their block parent
+    import yaml
+
+    out = tmp_path / "out"
+    out.mkdir()
+    path = out / "organization.yaml"
+    path.write_text(
+        "apiVersion: exlint/v1\nkind: Organization\nmetadata: {name: Contoso}\nspec:\n"
+        "  hierarchies: [{name: Public Folders, type: MAPI}]   # one MAPI\n"
+        "  sites: [{name: London}]   # only London so far\n"
+        "  transportConfig: {ShadowRedundancyEnabled: false}\n")
+    assert run_import(FIXTURES / "estate", "--output", out).exit_code == 0
+    text = path.read_text()
+    for line in text.splitlines():
+        assert not line.lstrip().startswith((",", "]", "}")), text
+    assert "  hierarchies: [{name: Public Folders, type: MAPI}]   # one MAPI\n" in text  # untouched: as written
+    assert "    ShadowRedundancyEnabled: true  # from GetTransportConfig.xml\n" in text
+    assert "    - name: Paris  # from GetExchangeServer.xml\n" in text
+    spec = yaml.safe_load(text)["spec"]
+    assert [site["name"] for site in spec["sites"]] == ["London", "Paris"]
+    before = path.read_bytes()
+    assert run_import(FIXTURES / "estate", "--output", out).exit_code == 0
+    assert path.read_bytes() == before  # imported again: unchanged
