@@ -44,6 +44,11 @@ def repo(tmp_path, monkeypatch):
         "folders/hr.yaml": FOLDER.format(name="/HR", replica="PFDB-A"),
         "folders/it.yaml": FOLDER.format(name="/IT", replica="PFDB-B"),
     }
+    return committed(root, files, tmp_path, monkeypatch)
+
+
+def committed(root: Path, files: dict[str, str], tmp_path: Path, monkeypatch) -> Path:
+    """``files`` written under ``root``, committed in a new git repository, as the working directory."""
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
@@ -90,19 +95,11 @@ def test_deleted_store_fails_even_when_no_file_is_passed(repo):
 def test_a_deletion_in_an_estate_below_the_git_top_fails_with_no_file_passed(tmp_path, monkeypatch):
     # a repository holding estates in subfolders (each with its .exlint.yaml): pre-commit runs from the
     # git top and passes a deletion-only commit no file; the estate was never looked at
-    top = tmp_path / "top"
-    files = {"east/.exlint.yaml": "{}\n", "east/org.yaml": ORG, "east/servers/a.yaml": SERVER.format(name="EX10-A"),
-             "east/stores/a.yaml": STORE.format(name="PFDB-A", server="EX10-A"),
-             "east/folders/sales.yaml": FOLDER.format(name="/Sales", replica="PFDB-A"),
-             "west/.exlint.yaml": "{}\n", "west/org.yaml": ORG}
-    for name, text in files.items():
-        (top / name).parent.mkdir(parents=True, exist_ok=True)
-        (top / name).write_text(text)
-    git(top, "init", "-q", "-b", "main")
-    git(top, "add", "-A")
-    git(top, "commit", "-q", "-m", "estates")
-    monkeypatch.chdir(top)
-    monkeypatch.setenv("EXLINT_CACHE_DIR", str(tmp_path / "cache"))
+    top = committed(tmp_path / "top", {
+        "east/.exlint.yaml": "{}\n", "east/org.yaml": ORG, "east/servers/a.yaml": SERVER.format(name="EX10-A"),
+        "east/stores/a.yaml": STORE.format(name="PFDB-A", server="EX10-A"),
+        "east/folders/sales.yaml": FOLDER.format(name="/Sales", replica="PFDB-A"),
+        "west/.exlint.yaml": "{}\n", "west/org.yaml": ORG}, tmp_path, monkeypatch)
     assert hook()[0] == 0
     git(top, "rm", "-q", "east/stores/a.yaml")
     code, report = hook()
