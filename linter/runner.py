@@ -288,8 +288,11 @@ def _lint_one(options: Options, progress) -> Result:
     requested_real = {real[os.fspath(p)] for p in requested}
     # as the YAML files walked, the globs choose among them (estate's walk applies them too); an
     # `exlint estate --output` folder (its findings, not inventory) is skipped as estate skips it
+    from linter.engines.spark.output import in_findings_output  # no PySpark: its marker and this walk only
+
+    marked: dict[str, bool] = {}
     inventories = [os.fspath(p) for p in filter_files([Path(p) for p in inventories], root, config)
-                   if real_path(p) not in named and not _in_findings_output(Path(p), options.paths)]
+                   if real_path(p) not in named and not in_findings_output(p, options.paths, marked)]
     context = []  # the rest of the config repo: read only to resolve references
     staged = None
     if options.hook and root is not None:
@@ -377,19 +380,6 @@ def _lint_one(options: Options, progress) -> Result:
     if root is None and named and result.findings:
         result.notes.append(NO_ROOT_NOTE.format(path=options.paths[0]))
     return result
-
-
-def _in_findings_output(path: Path, tops: list[str]) -> bool:
-    """Whether a walked file lies in an `exlint estate --output` folder below a path given."""
-    from linter.engines.spark.output import MARKER
-
-    stops = {os.path.abspath(top) for top in tops}
-    folder = path.absolute().parent
-    while os.fspath(folder) not in stops and folder != folder.parent:
-        if (folder / MARKER).is_file():
-            return True
-        folder = folder.parent
-    return False
 
 
 def _outside(paths: list[str], root) -> list[str]:

@@ -338,6 +338,13 @@ def _walked_folder(entry) -> bool:
     return walked_folder(entry.path)
 
 
+def is_inventory_name(name: str) -> bool:
+    """Whether a walked file is an inventory of JSON Lines or Parquet (files named ``_*``
+    or ``.*``, such as Spark's ``_SUCCESS``, are not): estate reads them in a walk,
+    check notes them (``discover``'s ``inventories``)."""
+    return name.lower().endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", "."))
+
+
 def walked_folder(path: str) -> bool:
     """Whether a walk enters this folder: not version control's, node_modules or a
     Python virtual environment (a folder holding pyvenv.cfg). Every walk of exlint's
@@ -422,8 +429,7 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
                 if not name.lower().endswith(YAML_SUFFIXES) or name == ".exlint.yaml":  # the configuration, not a document
                     if loops is not None and getattr(candidate, "refusal", "").startswith("a symbolic link loop"):
                         loops.append(os.fspath(candidate))
-                    elif (inventories is not None and name.lower().endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES)
-                          and not name.startswith(("_", "."))):
+                    elif inventories is not None and is_inventory_name(name):
                         inventories.append(os.fspath(candidate))
                     continue
                 if getattr(candidate, "refusal", ""):  # never followed: its own identity

@@ -25,7 +25,7 @@ from linter.collector import collector_paused
 from linter.engines.spark import records as rows
 from linter.findings import Finding
 from linter.loading import JSONL_SUFFIXES, Document, InputError, RefusedPath, broken_link, checked, discover, \
-    load_file, walk_files
+    is_inventory_name, load_file, walk_files
 from linter.loading.jsonl import line_document, line_item
 from linter.loading.scope import is_own_file
 from linter.estate import is_unnamed_organization
@@ -89,21 +89,11 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None,
     as check leaves them (linter.loading.walk_files)."""
     from linter.runner import filter_files
 
-    from linter.engines.spark.output import MARKER
+    from linter.engines.spark.output import in_findings_output
 
     found: list[InputFile] = []
     seen: set[str] = set()
-    marked: dict[Path, bool] = {}
-
-    def in_findings(candidate: Path, top: Path) -> bool:  # below a findings output (not the top itself)
-        folder = candidate.parent
-        while folder != top and folder != folder.parent:
-            if folder not in marked:
-                marked[folder] = os.path.isfile(folder / MARKER)
-            if marked[folder]:
-                return True
-            folder = folder.parent
-        return False
+    marked: dict[str, bool] = {}  # folder -> whether it holds a findings output's marker
 
     def add(path: Path, kind: str, walked: bool = False) -> None:
         reason = getattr(path, "refusal", "")
@@ -122,12 +112,12 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None,
             if fmt in (None, "yaml"):
                 walked += [(candidate, "yaml") for candidate in discover([path], other_roots=other_roots)]
             for candidate in walk_files(path, other_roots=other_roots):
-                name = candidate.name
-                if name.lower().endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", ".")):
+                if is_inventory_name(candidate.name):
                     kind = input_format(candidate)
                     if fmt in (None, kind):
                         walked.append((candidate, kind))
-            walked = [(candidate, kind) for candidate, kind in walked if not in_findings(candidate, path)]
+            walked = [(candidate, kind) for candidate, kind in walked
+                      if not in_findings_output(candidate, [path], marked)]
             kinds = {os.fspath(candidate): kind for candidate, kind in walked}
             kept = [c for c, _ in walked] if config is None else filter_files([c for c, _ in walked], None, config)
             for candidate in kept:

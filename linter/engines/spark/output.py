@@ -23,6 +23,24 @@ class OutputError(Exception):
     pass
 
 
+def in_findings_output(path, tops, marked: dict | None = None) -> bool:
+    """Whether a walked file lies in an `exlint estate --output` folder (one holding
+    MARKER: findings, not inventory) below the folder it was walked from, one of
+    ``tops`` (never checked itself). ``marked``: a cache of the folders looked at, kept
+    by a caller asking for many files of one walk. Estate's walk skips such files;
+    check's names none of them among the inventories it does not read."""
+    marked = {} if marked is None else marked
+    stops = {os.path.abspath(top) for top in tops}
+    folder = os.path.dirname(os.path.abspath(path))
+    while folder not in stops and folder != os.path.dirname(folder):
+        if folder not in marked:
+            marked[folder] = os.path.isfile(os.path.join(folder, MARKER))
+        if marked[folder]:
+            return True
+        folder = os.path.dirname(folder)
+    return False
+
+
 def _within(path: Path, directory: Path) -> bool:
     return path == directory or directory in path.parents
 
