@@ -15,14 +15,8 @@ from linter.findings import RULE_FAILED
 from linter.options import FORMATS, ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, \
     select_option, split_rule_ids
 
-def _renderer(name: str):
-    import importlib
-
-    module = {"json": "json_report"}.get(name, name)
-    return importlib.import_module(f"linter.reports.{module}").render
-
-
 def write_reports(result, formats, outputs, progress=None, colour_mode="auto", stdout=True, inputs=()) -> None:
+    from linter.reports import renderer
     from linter.reports.routing import RoutingError, route
 
     default = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
@@ -38,7 +32,7 @@ def write_reports(result, formats, outputs, progress=None, colour_mode="auto", s
 
     refuse_outputs([path for _, path in to_files], None, inputs)
     for fmt, path in to_files:
-        text = valid_unicode(_renderer(fmt)(result, colour=False))
+        text = valid_unicode(renderer(fmt)(result, colour=False))
         if progress is not None:
             progress.advance()
         try:
@@ -53,7 +47,7 @@ def write_reports(result, formats, outputs, progress=None, colour_mode="auto", s
     for fmt in stdout_formats:
         colour = fmt == "text" and use_colour(colour_mode, sys.stdout)
         try:
-            click.echo(valid_unicode(_renderer(fmt)(result, colour=colour)), nl=False, color=colour)
+            click.echo(valid_unicode(renderer(fmt)(result, colour=colour)), nl=False, color=colour)
             sys.stdout.flush()
         except OSError as exc:
             raise stdout_failed(exc, "the report") from None

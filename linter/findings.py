@@ -67,6 +67,14 @@ class Finding:
         }
 
 
+def severity_counts(findings) -> dict[str, int]:
+    """How many findings of each severity (the summary lines and reports count them)."""
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for finding in findings:
+        counts[finding.severity] += 1
+    return counts
+
+
 def sort_findings(findings) -> list[Finding]:
     return sorted(set(findings), key=Finding.sort_key)
 

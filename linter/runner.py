@@ -10,7 +10,7 @@ from pathlib import Path
 from linter.collector import collector_paused
 from linter.config import CONFIG_NAME, Config, Discovery, check_options, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
-from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, sort_findings
+from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, severity_counts, sort_findings
 from linter.loading import InputError, LoadedFile, discover, display_path, display_paths, load_file, load_text, \
     real_path  # noqa: F401 - display_path: part of this module's API (engines, reports)
 from linter.loading.scope import is_own_file
@@ -63,10 +63,7 @@ class Result:
                              f"({', '.join(self.roots)}): run it on each")
 
     def counts(self) -> dict[str, int]:
-        counts = {"error": 0, "warning": 0, "info": 0}
-        for finding in self.findings:
-            counts[finding.severity] += 1
-        return counts
+        return severity_counts(self.findings)
 
     def failed(self, fail_on: str) -> bool:
         if fail_on == "never":

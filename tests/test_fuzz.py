@@ -217,14 +217,14 @@ def hostile_document(draw):
 
 
 def _render_everywhere(loaded, estate, findings):
-    from linter.cli import _renderer
+    from linter.reports import renderer
     from linter.config import Config
     from linter.runner import Result
     from linter.textsafe import valid_unicode
 
     result = Result(findings, 1, len(loaded.documents), Config(), RULES, estate, None, [loaded], {loaded.path})
     for fmt in ("text", "github", "json", "sarif", "junit"):
-        rendered = valid_unicode(_renderer(fmt)(result, colour=False))
+        rendered = valid_unicode(renderer(fmt)(result, colour=False))
         rendered.encode("utf-8")
         if fmt == "json":
             json.loads(rendered)

@@ -460,22 +460,19 @@ class _ReportedRun:
     root: str | None = None
 
     def counts(self) -> dict[str, int]:
-        counts = {"error": 0, "warning": 0, "info": 0}
-        for finding in self.findings:
-            counts[finding.severity] += 1
-        return counts
+        from linter.findings import severity_counts
+
+        return severity_counts(self.findings)
 
 
 def _print_report(findings, fmt: str, summary: dict, rules: dict, threshold: str) -> None:
     """``--format sarif|junit|github``: check's renderer over the estate's findings. Each is
     one document, so the findings are collected first (``text`` and ``json`` stream)."""
-    import importlib
-
+    from linter.reports import renderer
     from linter.textsafe import valid_unicode
 
     collected = list(_finding_objects(findings, sum(summary["severity"].values())))
-    render = importlib.import_module(f"linter.reports.{fmt}").render
-    click.echo(valid_unicode(render(_ReportedRun(collected, rules, threshold))), nl=False)
+    click.echo(valid_unicode(renderer(fmt)(_ReportedRun(collected, rules, threshold))), nl=False)
 
 
 def _check_report_path(path: str, inventory) -> None:
