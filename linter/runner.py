@@ -3,6 +3,7 @@ apply suppressions and configuration, keep the findings for the paths asked."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -72,7 +73,8 @@ class Result:
         return any(SEVERITY_RANK[f.severity] >= threshold for f in self.findings)
 
 
-def glob_forms(pattern: str) -> set[str]:
+@functools.lru_cache(maxsize=None)  # asked for every file walked, of a configuration's few globs
+def glob_forms(pattern: str) -> frozenset[str]:
     """The fnmatch patterns an include/exclude glob stands for, relative to the root:
     a leading ``./`` or ``/`` names the root itself, and each ``**/`` also matches no
     folder at all (``**/*.yaml`` is every YAML file, the root's too), as in .gitignore
@@ -91,7 +93,7 @@ def glob_forms(pattern: str) -> set[str]:
             if start == 0 or form[start - 1] == "/":
                 todo.append(form[:start] + form[start + 3:])
             start = form.find("**/", start + 1)
-    return forms
+    return frozenset(forms)
 
 
 def _matches(relative: str, patterns: list[str]) -> bool:
