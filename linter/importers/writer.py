@@ -692,8 +692,7 @@ def _set_path(data: CommentedMap, path: tuple, leaf: Leaf, kind: str, fresh: boo
     if key is not None and node.get(key) is not None:
         old = node[key]
         if same_value(path, old, leaf.value):
-            if fresh:
-                _block_style(chain)
+            if fresh:  # under a collection made here: structural() already wrote the chain in block style
                 _set_comment(node, key, leaf)
             return
         if _block_style(chain):  # a flow collection holds no comment: written as a block now
