@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linter.atomic import atomic_write
-from linter.fingerprints import aside_free, fingerprint, unindexed
+from linter.fingerprints import aside_free, file_identity, fingerprint, unindexed
 from linter.loading import read_regular
 from linter.textsafe import valid_unicode
 
@@ -44,7 +44,7 @@ def write_baseline(path: Path, findings) -> None:
             "rule": f.rule,
             "entity": f.entity.as_dict() if f.entity else None,
             "path": f.path,
-            "file": f.file,
+            "file": file_identity(f.file),
             "message": f.message,
         }
         for f in findings
@@ -141,7 +141,7 @@ def _match(findings, entries: list[dict], finding_key, entry_key) -> tuple[_Unma
 
 def _finding_unindexed(finding) -> tuple:
     entity = (finding.entity.kind, finding.entity.name) if finding.entity else None
-    return unindexed(finding.rule, entity, finding.file, finding.path, finding.message)
+    return unindexed(finding.rule, entity, file_identity(finding.file), finding.path, finding.message)
 
 
 def _finding_aside_free(finding) -> tuple:

@@ -15,8 +15,9 @@ from linter.findings import RULE_FAILED
 from linter.options import FORMATS, ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, \
     select_option, split_rule_ids
 
-def write_reports(result, formats, outputs, progress=None, colour_mode="auto", stdout=True, inputs=()) -> None:
-    from linter.reports import renderer
+def routed(formats, outputs, stdout=True) -> tuple[list[tuple[str, str]], list[str]]:
+    """(format, file) pairs and the formats for standard output (none when
+    ``stdout`` is False); ExitError for a pairing that cannot be meant."""
     from linter.reports.routing import RoutingError, route
 
     default = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
@@ -24,8 +25,13 @@ def write_reports(result, formats, outputs, progress=None, colour_mode="auto", s
         to_files, stdout_formats = route(list(formats), list(outputs), default)
     except RoutingError as exc:
         raise ExitError(str(exc)) from None
-    if not stdout:
-        stdout_formats = []
+    return to_files, stdout_formats if stdout else []
+
+
+def write_reports(result, formats, outputs, progress=None, colour_mode="auto", stdout=True, inputs=()) -> None:
+    from linter.reports import renderer
+
+    to_files, stdout_formats = routed(formats, outputs, stdout)
     if progress is not None:
         progress.stage("write", total=len(to_files) + len(stdout_formats), unit="reports")
     from linter.textsafe import valid_unicode
@@ -250,6 +256,8 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         raise ExitError("no PATH given: name the files or directories to lint (e.g. `exlint check .`)")
     if any(not path.strip() for path in paths):  # an unset shell variable ("$DIR"): not the working directory
         raise ExitError("an empty PATH was given (an unset variable?): name the files or directories to lint")
+    if not write_baseline:  # a pairing that cannot be meant is refused before any work (and before --fix)
+        _check_reports(formats, outputs, compare, show_diff)
     # a report or baseline may replace only what exlint wrote: refused before any work (and before --fix)
     read_baseline_path = None if write_baseline else baseline
     refuse_outputs([] if write_baseline else outputs, write_baseline, _inputs(paths, config, read_baseline_path))
@@ -264,6 +272,16 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         raise
 
 
+def _check_reports(formats, outputs, compare, show_diff) -> None:
+    """ExitError for reports that cannot be routed, or a --compare no report shows
+    (only the html report has a new-and-fixed section; ignoring it would pass
+    silently for a comparison that was never made)."""
+    to_files, stdout_formats = routed(formats, outputs, stdout=not show_diff)
+    if compare and "html" not in [fmt for fmt, _ in to_files] + stdout_formats:
+        raise ExitError(f"--compare {compare}: only the html report shows what is new and fixed, and this run "
+                        "writes none: add --output FILE.html, or drop --compare")
+
+
 def _check(options, progress, formats, outputs, fail_on, baseline, write_baseline, read_baseline_path, compare,
            verbose, colour_mode, fix, unsafe_fixes, show_diff) -> None:
     from linter.baseline import BaselineError, apply_baseline, read_baseline
@@ -274,6 +292,7 @@ def _check(options, progress, formats, outputs, fail_on, baseline, write_baselin
     from linter.runner import lint
 
     paths = options.paths
+    previous = _compared(compare, progress) if compare else None  # a bad one refused before --fix edits a file
     try:
         result = lint(options, progress)
     except (InputError, ConfigError, PackError) as exc:
@@ -313,9 +332,13 @@ def _check(options, progress, formats, outputs, fail_on, baseline, write_baselin
         result.findings = outcome.kept
         result.baseline_suppressed = outcome.suppressed
         # a recorded finding is fixed only if this run could have raised it: of a file linted
-        # (the hook lints only the staged files) and a rule --select/--ignore kept
+        # (the hook lints only the staged files) and a rule --select/--ignore kept; an entry
+        # names its file relative to the config repo root (fingerprints.file_identity)
+        from linter.fingerprints import file_identity
+
+        looked_at = set(result.reported_files) | {file_identity(f) for f in result.reported_files}
         outcome.fixed = [entry for entry in outcome.fixed
-                         if (entry.get("file") is None or entry.get("file") in result.reported_files)
+                         if (entry.get("file") is None or entry.get("file") in looked_at)
                          and (not isinstance(entry.get("rule"), str)
                               or result.config.enabled(entry["rule"], options.select, options.ignore))]
         result.baseline_fixed = outcome.fixed
@@ -328,13 +351,7 @@ def _check(options, progress, formats, outputs, fail_on, baseline, write_baselin
         click.echo(f"exlint: baseline: {outcome.suppressed} known finding(s) not reported, "
                    f"{len(outcome.fixed)} fixed", err=True)
     if compare:
-        from linter.reports.html import CompareError, load_findings
-
-        try:
-            result.compare_findings = load_findings(compare)
-        except CompareError as exc:
-            progress.done(summary=False)
-            raise ExitError(str(exc)) from None
+        result.compare_findings = previous
         result.compare_label = compare
     result.report_paths = list(paths)
     threshold = fail_on or result.config.fail_on or "error"
@@ -344,6 +361,16 @@ def _check(options, progress, formats, outputs, fail_on, baseline, write_baselin
         write_reports(result, formats, outputs, progress, colour_mode, stdout=not show_diff, inputs=inputs)
     progress.done()
     sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
+
+
+def _compared(compare, progress) -> list:
+    from linter.reports.html import CompareError, load_findings
+
+    try:
+        return load_findings(compare)
+    except CompareError as exc:
+        progress.done(summary=False)
+        raise ExitError(str(exc)) from None
 
 
 def _printable(message: str) -> str:

@@ -6,7 +6,10 @@ of the list shifts; ``unindexed`` is the identity without them, a baseline's
 second way of matching (``linter.baseline``)."""
 from __future__ import annotations
 
+import functools
+import os
 import re
+from pathlib import Path
 
 _INDEX = re.compile(r"\[\d+\]")
 _ASIDE = re.compile(r"\([^()]*\)")
@@ -21,9 +24,34 @@ def fingerprint(finding) -> str:
         if finding.rule in ("EXL006", "REP001", "REP002", "REP005", "REP007", "RTE005", "EXL007", "EXL005"):
             parts.append(finding.message)
     else:
-        parts = [finding.rule, finding.file or "", finding.path or "", finding.message]
+        parts = [finding.rule, file_identity(finding.file), finding.path or "", finding.message]
     # surrogatepass: a file name with undecodable bytes still has an identity
     return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def file_identity(file: str | None) -> str:
+    """A file as a finding with no entity is known by: its path relative to its config
+    repo root (``linter.config.discover_root``), the same from wherever exlint runs,
+    so that a baseline, a ``--compare`` or a SARIF alert written from the repo's parent
+    still matches from inside it. A file with no root is known by the path given."""
+    if not file:
+        return ""
+    folder, name = os.path.split(os.path.abspath(file))
+    root = _root_of(folder)
+    if root is None:
+        return file
+    relative = os.path.relpath(os.path.join(os.path.realpath(folder), name), root)
+    return file if relative.startswith(os.pardir) else Path(relative).as_posix()
+
+
+@functools.lru_cache(maxsize=1024)
+def _root_of(folder: str) -> str | None:
+    from linter.config import find_root  # imported when used: config imports the checks
+
+    if not os.path.isdir(folder):
+        return None
+    root = find_root(Path(folder))
+    return os.path.realpath(root) if root is not None else None
 
 
 def distinct_fingerprints(findings) -> list[str]:

@@ -142,3 +142,24 @@ def test_rep005_through_the_cli_is_not_resurrected_by_an_entry_added_in_front(es
     result, body = check(baseline)
     assert [f["rule"] for f in body["findings"] if f["rule"] == "REP005"] == []
     assert body["baseline"]["fixed"] == [] and "fixed since the baseline" not in result.stderr
+
+
+def test_a_finding_with_no_entity_matches_from_any_working_directory(estate, monkeypatch):
+    """A syntax error (EXL001) has no entity: its identity is its file, taken
+    relative to the config repo root, so a baseline or SARIF alert written from
+    the repo's parent still matches from inside it (and the other way round)."""
+    (estate / "stores" / "broken.yaml").write_text("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: [\n")
+    baseline = estate.parent / "baseline.json"
+    monkeypatch.chdir(estate.parent)
+    assert invoke("check", "--write-baseline", baseline, estate.name).exit_code == 0
+    recorded = [e for e in json.loads(baseline.read_text())["findings"] if e["rule"] == "EXL001"]
+    assert [e["file"] for e in recorded] == ["stores/broken.yaml"]
+    from_parent = json.loads(invoke("check", "--format", "sarif", estate.name).stdout)
+    monkeypatch.chdir(estate / "stores")
+    result = invoke("check", "--format", "json", "--baseline", baseline, "..")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["findings"] == []
+    from_inside = json.loads(invoke("check", "--format", "sarif", "..").stdout)
+    prints = [sorted(list(r["partialFingerprints"].values()) for r in run["results"] if r["ruleId"] == "EXL001")
+              for run in (from_parent["runs"][0], from_inside["runs"][0])]
+    assert prints[0] == prints[1] and prints[0]
