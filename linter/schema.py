@@ -270,6 +270,14 @@ def accepts_null(kind: str, path: tuple[str, ...]) -> bool:
             or (isinstance(kinds, list) and "null" in kinds))
 
 
+def enum_values(kind: str, path: tuple[str, ...]) -> frozenset | None:
+    """The schema's ``enum`` strings at ``path``, or None. Any other value is EXL003's;
+    the model reads it as unreadable, as it does an integer out of bounds."""
+    node = _node_at(kind, path)
+    values = node.get("enum") if node is not None else None
+    return frozenset(v for v in values if isinstance(v, str)) if values else None
+
+
 def integer_bounds(kind: str, path: tuple[str, ...]) -> tuple[int | None, int | None] | None:
     """The schema's ``minimum``/``maximum`` of the integer at ``path`` (list items are
     stepped through), or None. A value outside them is EXL003's; the model reads it as
@@ -536,11 +544,26 @@ def validate_document(document) -> tuple[list[Finding], bool]:
             continue
         other = "replication" if mapping[-1] == "registry" else "registry"
         elsewhere = {name.lower(): name for name in known_names(kind, other)}
+        # Windows reads registry value names case-insensitively (linter.model.records)
+        cased = {name.casefold(): name for name in known} if mapping[-1] == "registry" else {}
         for key in values:
             if key in known:
                 continue
             label = "registry value" if mapping[-1] == "registry" else "replication setting"
             moved = elsewhere.get(key.lower()) if isinstance(key, str) else None
+            same = cased.get(key.casefold()) if isinstance(key, str) else None
+            if same is not None:
+                if same in values:
+                    message = (f"registry value name {key!r} names the same value as {same!r} (Windows reads "
+                               f"registry names in any case), which is also written: keep one of them")
+                else:
+                    message = (f"registry value name {key!r} differs from {same!r} only in case: Windows reads "
+                               f"registry names in any case, so Exchange applies it and exlint checks it as "
+                               f"{same!r}; write the name as {same!r}")
+                findings.append(Finding("EXL005", "warning", message, file, *document.key_position(mapping + (key,)),
+                                        format_path(mapping + (key,)), entity,
+                                        extra=() if same in values else (("suggestion", same),)))
+                continue
             if moved is not None:  # in the wrong mapping: a move, not a rename (no suggestion to apply)
                 suggestion = None
                 hint = (f"; {moved!r} is a {'registry value' if other == 'registry' else 'replication setting'}: "

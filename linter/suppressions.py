@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from linter.findings import Finding
+from linter.loading.text import git_positions
 
 UNUSED_RULE = "EXL010"  # the rule of a suppression that silences nothing
 UNUSED_MESSAGE = "unused suppression of {rule}: nothing here raises it any more; remove it from the comment"
@@ -93,6 +94,8 @@ def parse_suppressions(path: str, text: str | None) -> list[Suppression]:
     if not found:
         return []
     inside = _inside_values(text, [at + parsed[3] for _, _, at, parsed in found])
+    # lines as findings number them: at LF only (linter.loading.text.git_positions)
+    place = git_positions(text) or (lambda line, column: (line, column))
     out = []
     for number, line, at, (kind, ids, reason, start) in found:
         if at + start in inside:
@@ -100,8 +103,9 @@ def parse_suppressions(path: str, text: str | None) -> list[Suppression]:
         rules = (NOT_UNDERSTOOD,) if ids == NOT_UNDERSTOOD else \
             tuple(sorted({r.strip().upper() for r in ids.split(",") if r.strip()}))
         own_line = line[:start].strip() == ""
-        applies = None if kind == "disable-file" else (number + 1 if own_line else number)
-        out.append(Suppression(path, number, start + 1, applies, rules, reason, set()))
+        applies = None if kind == "disable-file" else place(number + 1 if own_line else number, 1)[0]
+        written, column = place(number, start + 1)
+        out.append(Suppression(path, written, column, applies, rules, reason, set()))
     return out
 
 

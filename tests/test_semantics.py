@@ -488,3 +488,25 @@ def test_an_organization_exlint_cannot_read_is_exl003s_alone(name):
     assert rules_of(lint({"delete": ["Organization/contoso"], "yaml": ORG_TEXT})) == []
     found = lint({"delete": ["Organization/contoso"], "yaml": UNREADABLE_ORGANIZATION[name]})
     assert {f.rule for f in found} == {"EXL003"}, [(f.rule, f.file, f.message) for f in found]
+
+
+@pytest.mark.parametrize("written", ["preferremote", "Local", '""'])
+def test_an_enum_value_outside_the_schema_is_exl003s_alone(written, tmp_path, monkeypatch):
+    # one problem, one finding: SHD006 ("... is preferremote but no server is in a DAG")
+    # judged a value EXL003 already rejects, and printed "is  but" for ""
+    import json
+
+    from click.testing import CliRunner
+
+    from linter.cli import cli
+
+    (tmp_path / ".exlint.yaml").write_text("")
+    (tmp_path / "org.yaml").write_text(
+        "apiVersion: exlint/v1\nkind: Organization\nmetadata: {name: contoso}\nspec:\n"
+        "  hierarchies: [{name: Public Folders, type: MAPI}]\n"
+        f"  transportConfig:\n    ShadowMessagePreferenceSetting: {written}\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["check", "--format", "json", "."])
+    found = [f for f in json.loads(result.stdout)["findings"]
+             if f["path"] == "spec.transportConfig.ShadowMessagePreferenceSetting"]
+    assert [f["rule"] for f in found] == ["EXL003"], found

@@ -4,6 +4,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
@@ -13,7 +14,7 @@ from linter.findings import Finding
 from linter.loading.documents import Document, LoadedFile
 from linter.loading.fast_yaml import SAFE_COMPOSE_DEPTH, BoundError, check_depth, may_nest_deeper
 from linter.loading.nodes import MAX_DEPTH, ConstructError, construct
-from linter.loading.text import TextError, decode, split_documents
+from linter.loading.text import TextError, decode, git_positions, split_documents
 from linter.suffixes import JSONL_SUFFIXES, PARQUET_SUFFIXES, YAML_SUFFIXES  # noqa: F401 - part of this module's API
 
 # The largest file read (docs/security.md): a 20 MB file of store documents takes
@@ -173,6 +174,7 @@ def is_empty_document(root) -> bool:
 
 def load_text(text: str, path: str) -> LoadedFile:
     loaded = LoadedFile(path, text)
+    place = git_positions(text)
     index = 0
     for chunk in split_documents(text):
         try:
@@ -202,7 +204,8 @@ def load_text(text: str, path: str) -> LoadedFile:
                         Finding(
                             "EXL002",
                             "error",
-                            f"duplicate key {dup.key!r} (first written on line {dup.first_line}); "
+                            f"duplicate key {dup.key!r} (first written on line "
+                            f"{place(dup.first_line, 1)[0] if place else dup.first_line}); "
                             "YAML silently keeps only the last one: remove or merge the duplicates",
                             path,
                             dup.line,
@@ -240,7 +243,24 @@ def load_text(text: str, path: str) -> LoadedFile:
             loaded.findings.append(
                 _syntax_finding(path, "EXL001", "nesting too deep for a YAML parser", chunk.first_line + 1, 1)
             )
+    if place is not None:
+        _renumber(loaded, place)
     return loaded
+
+
+def _renumber(loaded: LoadedFile, place) -> None:
+    """Every position of ``loaded`` as git numbers lines (``text.git_positions``)."""
+    for document in loaded.documents:
+        document.line, document.column = place(document.line, document.column)
+        document.marks = {path: place(*mark) for path, mark in document.marks.items()}
+        document.key_marks = {path: place(*mark) for path, mark in document.key_marks.items()}
+    findings = []
+    for finding in loaded.findings:
+        if finding.line:
+            line, column = place(finding.line, finding.column or 1)
+            finding = replace(finding, line=line, column=column if finding.column else None)
+        findings.append(finding)
+    loaded.findings = findings
 
 
 def _offset_to_position(text: str, offset: int, first_line: int) -> tuple[int, int]:

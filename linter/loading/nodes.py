@@ -5,14 +5,15 @@ instead of using a Loader's constructor so that:
 - duplicate keys are reported (EXL002) instead of silently overwritten;
 - positions are recorded for every path (cfn-lint style), for exact findings;
 - YAML 1.1 traps are avoided: an unquoted ``10:00:00`` stays the text the user
-  wrote (not the base-60 integer 36000) and dates stay ISO text, so values look
-  the same as in JSON inventories;
+  wrote (not the base-60 integer 36000), ``0170`` is 170 (not octal 120) and
+  dates stay ISO text, so values look the same as in JSON inventories;
 - only plain data tags are accepted: ``!!python/...`` and other tags are refused
   without ever being interpreted;
 - alias bombs are measured before anything is expanded.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,6 +96,10 @@ def expanded_size(root: Node) -> int:
 # Longer integer texts are not converted (Python refuses more than 4,300 decimal
 # digits, and any such value is far beyond every 64-bit Exchange setting).
 MAX_INT_TEXT = 64
+# YAML 1.1's octal form: a leading zero (``0170``), which no one writing a registry
+# value or a count means as octal (YAML 1.2 and PowerShell read it as decimal)
+_LEADING_ZERO = re.compile(r"[-+]?0[0-7_]+")
+_LEADING_ZERO_DECIMAL = re.compile(r"[-+]?0[0-9_]*[89][0-9_]*")
 
 
 class OversizedInt(int):
@@ -122,6 +127,8 @@ class OversizedInt(int):
 def _scalar(node: ScalarNode, line_offset: int) -> Any:
     tag = node.tag
     if tag == _TAG + "str":
+        if not node.style and _LEADING_ZERO_DECIMAL.fullmatch(node.value):  # plain: "" (C) or None
+            return int(node.value.replace("_", ""), 10)  # ``0168``: no octal, so YAML 1.1 made it text
         return node.value
     if tag == _TAG + "null":
         return None
@@ -133,6 +140,8 @@ def _scalar(node: ScalarNode, line_offset: int) -> Any:
         if tag == _TAG + "int":
             if len(node.value) > MAX_INT_TEXT:
                 return OversizedInt.of(node.value)
+            if _LEADING_ZERO.fullmatch(node.value):  # the text the user wrote, in decimal
+                return int(node.value.replace("_", ""), 10)
             return _scalar_constructor.construct_yaml_int(node)
         return _scalar_constructor.construct_yaml_float(node)
     if tag == _TAG + "timestamp":

@@ -88,3 +88,33 @@ def split_documents(text: str) -> list[Chunk]:
     if start < len(lines):
         chunks.append(Chunk("".join(lines[start:]), start))
     return chunks
+
+
+# line breaks YAML (1.1, as PyYAML reads it) and str.splitlines count, and git,
+# GitHub annotations and the --diff hunks do not: a lone CR, NEL, LS and PS
+_ODD_BREAKS = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
+
+
+def git_positions(text: str):
+    """A function mapping a (line, column) as YAML numbers it to the line and
+    column git and editors' diff views give (lines end at LF only), or None when
+    the text has no other line break, as nearly every file: a U+2028 inside a
+    quoted value would otherwise put every later finding a line too low."""
+    if not _ODD_BREAKS.search(text):
+        return None
+    starts: list[tuple[int, int]] = []  # each YAML line: (its LF line, its first column there - 1)
+    line, offset = 1, 0
+    for piece in text.splitlines(keepends=True):
+        starts.append((line, offset))
+        if piece.endswith("\n"):
+            line, offset = line + 1, 0
+        else:
+            offset += len(piece)
+
+    def place(yaml_line: int, column: int) -> tuple[int, int]:
+        if not 1 <= yaml_line <= len(starts):
+            return yaml_line, column
+        lf_line, before = starts[yaml_line - 1]
+        return lf_line, before + column
+
+    return place

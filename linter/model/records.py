@@ -59,8 +59,31 @@ def document_name(data: Any) -> str | None:
     return name if isinstance(name, str) and name.strip() else None
 
 
+def _registry_value_in_other_case(record: dict, spec: FieldSpec, container: Any) -> Any:
+    """A registry value written under its name in another case (``track duplicates
+    (in hours)``): Windows reads registry value names case-insensitively, so Exchange
+    reads it and the rules judge it (EXL005 asks for the name as exlint knows it).
+    The record's marks gain the known name's path, so findings point at the value."""
+    values = _get(container, spec.path[:-1])
+    if not isinstance(values, dict):
+        return _MISSING
+    wanted = spec.path[-1].casefold()
+    written = next((k for k in values if isinstance(k, str) and k.casefold() == wanted), None)
+    if written is None:
+        return _MISSING
+    prefix = record["_prefix"] + "." if record["_prefix"] else ""
+    marks, known = record["_marks"], prefix + format_path(spec.path)
+    same = prefix + format_path(spec.path[:-1] + (written,))
+    moved = {path.replace(same, known, 1): mark for path, mark in marks.items()
+             if path == same or path.startswith(same + ".") or path.startswith(same + "[")}
+    record["_marks"] = {**marks, **moved}  # a copy: the document's marks are shared
+    return values[written]
+
+
 def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
     raw = _get(container, spec.path)
+    if raw is _MISSING and len(spec.path) > 1 and spec.path[-2] == "registry":
+        raw = _registry_value_in_other_case(record, spec, container)
     if raw is None and spec.nullable:  # null is how the schema writes this field's default
         raw = _MISSING
     # null written (`replicas:` with nothing after it) is EXL003's ("leave the field out"), as
@@ -103,6 +126,8 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
         value = ""  # whitespace alone is no text: HIE004 judges `emailAddress: "   "` as it does ""
     if value is not None and spec.bounds is not None and not _within(value, spec.bounds):
         value = None
+    if present and spec.choices is not None and raw not in spec.choices:
+        unreadable, value = True, None  # `""` too: no value of the enum
     record[key + "__set"] = None if unreadable or (present and value is None and not _blank(raw)) else present
     if not present and not unreadable:
         value = spec.default

@@ -12,7 +12,7 @@ from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.model import units
 from linter.resources import model_tables_file
-from linter.schema import accepts_null, integer_bounds
+from linter.schema import accepts_null, enum_values, integer_bounds
 
 
 SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count", "dn_name"}
@@ -34,6 +34,8 @@ class FieldSpec:
     bounds: tuple[int | None, int | None] | None = None
     # the schema accepts null here (`systemFolder: null`): a null is the default, not unreadable
     nullable: bool = False
+    # an enum's values from the schema: any other is EXL003's, unread (one problem, one finding)
+    choices: frozenset | None = None
 
     @property
     def is_list(self) -> bool:
@@ -147,6 +149,8 @@ def load_tables() -> dict[str, TableSpec]:
                 integer_bounds(body["document"], _split(each or "") + _split(spec["path"]))
                 if type_ == "int" else None,
                 accepts_null(body["document"], _split(each or "") + _split(spec["path"])),
+                enum_values(body["document"], _split(each or "") + _split(spec["path"]))
+                if type_ == "enum" else None,
             )
         each = body.get("each")
         tables[table_name] = TableSpec(

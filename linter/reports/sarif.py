@@ -88,7 +88,9 @@ class _Sources:
 
     def lines(self, file: str) -> list[str]:
         if file not in self._lines:
-            self._lines[file] = (self.texts.get(file) or "").splitlines()
+            # lines end at LF only, as findings number them (linter.loading.text.git_positions)
+            text = self.texts.get(file) or ""
+            self._lines[file] = [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")] if text else []
         return self._lines[file]
 
     def regions(self, file: str, line: int, column: int | None) -> tuple[dict, dict | None]:

@@ -1,0 +1,34 @@
+"""Registry value names in another case. Windows reads registry value names
+case-insensitively, so Exchange applies ``track duplicates (in hours)`` as
+``Track Duplicates (in hours)``: the rules must judge it (a DUP001 lost there
+passed CI), and EXL005 must not claim that Exchange ignores it."""
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from linter.cli import cli
+from test_line_breaks import SETTING, STORE, estate  # noqa: F401 - the fixture: a copy of the sample estate
+
+
+def findings(estate, setting: str) -> list[dict]:
+    store = estate / STORE
+    store.write_text(store.read_text().replace(SETTING, setting))
+    result = CliRunner().invoke(cli, ["check", "--format", "json", "."])
+    return [f for f in json.loads(result.stdout)["findings"] if f["file"] == STORE and f["path"]
+            and f["path"].lower().endswith("track duplicates (in hours)")]
+
+
+def test_a_registry_value_in_another_case_is_judged_where_it_is_written(estate):
+    found = findings(estate, "    track duplicates (in hours): 5000\n")
+    assert sorted(f["rule"] for f in found) == ["DUP001", "EXL005"], found
+    line = next(n for n, text in enumerate((estate / STORE).read_text().splitlines(), 1) if "5000" in text)
+    assert {(f["rule"], f["line"]) for f in found} == {("DUP001", line), ("EXL005", line)}
+    exl005 = next(f for f in found if f["rule"] == "EXL005")
+    assert "ignores" not in exl005["message"] and "only in case" in exl005["message"]
+
+
+def test_a_registry_value_written_twice_in_two_cases_is_named_once_more(estate):
+    found = findings(estate, "    Track Duplicates (in hours): 24\n    TRACK DUPLICATES (IN HOURS): 5000\n")
+    assert [f["rule"] for f in found] == ["EXL005"] and "keep one of them" in found[0]["message"], found
