@@ -355,17 +355,24 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _unknown_fields(error, path: tuple) -> list[tuple[tuple, str]]:
+    """(path, message) of every key an additionalProperties error names: reporting
+    only the first hid the others (a misspelt reference among them) until a rerun."""
+    known = error.schema.get("properties", {})
+    where = format_path(path) or "the document"
+    out = []
+    for key in [k for k in error.instance if k not in known] or ["?"]:
+        suggestion = _suggest(key, known)
+        hint = f"; did you mean {suggestion!r}?" if suggestion else "; remove it or check the spelling"
+        out.append((path + (key,), f"unknown field {key!r} in {where}{hint}"))
+    return out
+
+
 def _describe(error, document_kind: str) -> tuple[tuple, str]:
     """A path and a message an Exchange admin understands."""
     path = tuple(error.absolute_path)
     validator_name = error.validator
     where = format_path(path) or "the document"
-    if validator_name == "additionalProperties":
-        extras = [k for k in error.instance if k not in error.schema.get("properties", {})]
-        key = extras[0] if extras else "?"
-        suggestion = _suggest(key, error.schema.get("properties", {}))
-        hint = f"; did you mean {suggestion!r}?" if suggestion else "; remove it or check the spelling"
-        return path + (key,), f"unknown field {key!r} in {where}{hint}"
     if validator_name == "required":
         missing = error.message.split("'")[1] if "'" in error.message else error.message
         return path, f"missing required field {missing!r} in {where}"
@@ -514,11 +521,13 @@ def validate_document(document) -> tuple[list[Finding], bool]:
         if error.validator == "required" and not error.absolute_path and api is None \
                 and error.message.startswith("'apiVersion'"):
             continue  # a missing apiVersion too: one problem, one finding
-        path, message = _describe(error, kind)
-        if path in seen_paths:
-            continue
-        seen_paths.add(path)
-        findings.append(at(path, "EXL003", message, entity=entity, on_key=error.validator == "additionalProperties"))
+        unknown = error.validator == "additionalProperties"
+        for path, message in _unknown_fields(error, tuple(error.absolute_path)) if unknown \
+                else [_describe(error, kind)]:
+            if path in seen_paths:
+                continue
+            seen_paths.add(path)
+            findings.append(at(path, "EXL003", message, entity=entity, on_key=unknown))
     for path, value, why in _impossible_dates(kind, data):
         if path not in seen_paths:
             findings.append(at(path, "EXL003", f"{format_path(path)} is {_short(value)}, which is no calendar date "

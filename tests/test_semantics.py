@@ -510,3 +510,10 @@ def test_an_enum_value_outside_the_schema_is_exl003s_alone(written, tmp_path, mo
     found = [f for f in json.loads(result.stdout)["findings"]
              if f["path"] == "spec.transportConfig.ShadowMessagePreferenceSetting"]
     assert [f["rule"] for f in found] == ["EXL003"], found
+
+
+def test_every_unknown_field_of_a_mapping_is_reported():
+    # only the first was: a misspelt reference after it surfaced only after a fix and a rerun
+    patch = {"Server/EX10-LON-01": {"spec": {"foo": 1, "defaultPublicFolderDatabse": "PFDB-NOPE", "bar": 2}}}
+    found = sorted(f.path for f in lint(patch) if f.rule == "EXL003")
+    assert found == ["spec.bar", "spec.defaultPublicFolderDatabse", "spec.foo"], found
