@@ -8,6 +8,7 @@ nothing to lint), docs_url (the rules' documentation, for SARIF helpUri).
 """
 from __future__ import annotations
 
+import codecs
 import math
 import os
 import re
@@ -17,10 +18,11 @@ from typing import Any
 
 import yaml
 
-from linter.loading import read_regular_text
+from linter.loading import read_regular
 from linter.loading.fast_yaml import DuplicateKeyError
 from linter.loading.fast_yaml import load_marked as _yaml_load_marked
 from linter.loading.scope import CONFIG_NAME, has_tool_section
+from linter.loading.text import TextError, decode
 
 from linter.findings import RULE_FAILED, SEVERITIES
 
@@ -233,11 +235,43 @@ def parse_config(data: Any, path: Path | None, marks: dict | None = None) -> Con
     return config
 
 
-def read_config(path: Path) -> Config:
+def _config_text(path: Path) -> str:
+    """The configuration's text. ``.exlint.yaml`` is decoded as documents are
+    (:func:`linter.loading.text.decode`: UTF-8, or UTF-16 with a byte order mark; an
+    editor's "Unicode" must not fail one YAML file and not the others); pyproject.toml
+    only as UTF-8, which TOML requires."""
     try:
-        text = read_regular_text(path)
-    except (OSError, UnicodeDecodeError) as exc:
+        data = read_regular(path)
+    except OSError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+    toml = path.name == "pyproject.toml"
+    if toml:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # decode() below places the bad byte, or finds a byte order mark
+        else:
+            if text.startswith("\ufeff"):
+                raise ConfigError(f"{path}:1:1: cannot read configuration: it starts with a byte order mark, which "
+                                  f"TOML does not allow; save it as UTF-8 without a BOM")
+            return text
+    try:
+        text = decode(data)
+    except TextError as exc:
+        cause = exc.message
+        if b"\x00" in data and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            # decode()'s advice for a document (exclude it) does not fit the configuration
+            cause = ("the character U+0000 (a NUL byte) is not allowed; remove it, or if the file is saved as "
+                     "UTF-16 or UTF-32 without a byte order mark, save it as UTF-8")
+        raise ConfigError(f"{path}:{exc.line}:{exc.column}: cannot read configuration: {cause}") from None
+    if toml:
+        raise ConfigError(f"{path}:1:1: cannot read configuration: it is saved as UTF-16 or UTF-32 (it starts with a "
+                          f"byte order mark), and TOML files are UTF-8; save it as UTF-8")
+    return text
+
+
+def read_config(path: Path) -> Config:
+    text = _config_text(path)
     if path.name == "pyproject.toml":
         import tomllib
 
@@ -251,10 +285,12 @@ def read_config(path: Path) -> Config:
             # table is a typo or the wrong file, never "every default"
             import difflib
 
-            close = difflib.get_close_matches("exlint", [k for k in tool if isinstance(k, str)], n=1, cutoff=0.6) \
-                if isinstance(tool, dict) else []
+            names = [k for k in tool if isinstance(k, str) and k != "exlint"] if isinstance(tool, dict) else []
+            close = difflib.get_close_matches("exlint", names, n=1, cutoff=0.6)
             hint = f" ([tool.{close[0]}] is there: did you mean [tool.exlint]?)" if close else ""
-            what = "is not a table" if isinstance(tool, dict) and "exlint" in tool else "has no [tool.exlint] table"
+            shown = repr(data) if len(repr(data)) <= 40 else repr(data)[:37] + "..."
+            what = (f"has exlint = {shown} under [tool], which is not a table" if isinstance(tool, dict)
+                    and "exlint" in tool else "has no [tool.exlint] table")
             raise ConfigError(f"{path}: {what}{hint}: put exlint's settings under [tool.exlint], "
                               "or name another configuration file")
         return parse_config(data, path)
@@ -355,6 +391,33 @@ def _boundaries(start: Path):
             return
 
 
+def _configures_exlint(pyproject: Path) -> bool:
+    """Whether ``pyproject`` is exlint's configuration: it has a [tool.exlint] table, or
+    may have one written another way (``[tool]`` with ``exlint = ...``, ``tool = {exlint
+    = ...}``), or is not UTF-8 (TOML is UTF-8 only, so nothing can tell whether it holds
+    the table). :func:`read_config` then reads it or says why it cannot: a configuration
+    exlint cannot read must never leave every default silently in force."""
+    if not pyproject.is_file():
+        return False
+    if has_tool_section(pyproject):
+        return True
+    try:
+        text = read_regular(pyproject).decode("utf-8")
+    except OSError:
+        return False  # as has_tool_section: an unreadable file configures nothing
+    except UnicodeDecodeError:
+        return True
+    if "exlint" not in text:
+        return False
+    import tomllib
+
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:
+        return True  # it names exlint and is no TOML: read_config says where it breaks
+    return isinstance(tool, dict) and "exlint" in tool
+
+
 def discover_root(start: Path) -> Discovery:
     """The nearest ``.exlint.yaml`` or pyproject.toml with ``[tool.exlint]``;
     else the git work tree holding ``start``; else nothing (only the paths given)."""
@@ -367,7 +430,7 @@ def discover_root(start: Path) -> Discovery:
         if candidate.is_file():
             unread = pyproject if pyproject.is_file() and has_tool_section(pyproject) else None
             return Discovery(directory, candidate, f"configuration {candidate}", unread)
-        if pyproject.is_file() and has_tool_section(pyproject):
+        if _configures_exlint(pyproject):
             return Discovery(directory, pyproject, f"configuration [tool.exlint] in {pyproject}")
         if _is_work_tree_root(directory):
             return Discovery(directory, None, f"no configuration; root: the git work tree {directory}")
@@ -382,7 +445,7 @@ def find_config(start: Path) -> Path | None:
         if candidate.is_file():
             return candidate
         pyproject = directory / "pyproject.toml"
-        if pyproject.is_file() and has_tool_section(pyproject):
+        if _configures_exlint(pyproject):
             return pyproject
     return None
 

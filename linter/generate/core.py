@@ -600,7 +600,9 @@ class Generator:
             self.expect("SHD007", inj.ORG, org_name)
         elif defect == "HIE007":
             hierarchies.insert(1, {"name": "Public Folders (Exchange 2000)", "type": "MAPI"})
-            self.expect("HIE007", inj.ORG, org_name)
+            for hierarchy in hierarchies:  # HIE007 reports each of the MAPI hierarchies, not the organization once
+                if hierarchy["type"] == "MAPI":
+                    self.expect("HIE007", inj.ORG, org_name)
         for injector in region_expect:
             self.new_defect(injector)
             self.expect(injector, inj.ORG, org_name)

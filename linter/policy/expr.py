@@ -227,3 +227,167 @@ def walk(node: Node):
 
 def field_paths(node: Node) -> set[tuple[str, ...]]:
     return {n.args for n in walk(node) if n.op == "field"}
+
+
+# -- kinds of values --------------------------------------------------------------------
+# What loading a pack can tell about a value without data, so that a condition that can
+# never be true (a list compared with a text, a release compared with "2007") is an error
+# when the pack loads, not a rule that silently never fires. None: not known (a value a
+# form binds, a null), and never an error.
+NUMBER, TEXT, BOOL, LIST = "number", "text", "bool", "list"
+_ORDER = ("<", "<=", ">", ">=")
+
+
+def constant_kind(value) -> str | None:
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, (int, float)):
+        return NUMBER
+    if isinstance(value, str):
+        return TEXT
+    return None
+
+
+def render(node: Node) -> str:
+    """The expression as it could be written back (for messages)."""
+    op, args = node.op, node.args
+    if op == "const":
+        return repr(args[0])
+    if op == "field":
+        return ".".join(args)
+    if op == "list":
+        return "[" + ", ".join(repr(a) for a in args) + "]"
+    if op in ("and", "or"):
+        return f" {op} ".join(_operand(a) for a in args)
+    if op == "not":
+        inner = args[0]
+        if inner.op == "in":
+            return f"{_operand(inner.args[0])} not in {_operand(inner.args[1])}"
+        return f"not {_operand(inner)}"
+    if op in ("isnull", "notnull"):
+        return f"{_operand(args[0])} is {'' if op == 'isnull' else 'not '}None"
+    if op == "cmp":  # arithmetic binds tighter than a comparison: no parentheses for it
+        return f"{_operand(args[1], 'bin')} {args[0]} {_operand(args[2], 'bin')}"
+    if op == "bin":
+        return f"{_operand(args[1])} {args[0]} {_operand(args[2])}"
+    if op == "in":
+        return f"{_operand(args[0], 'bin')} in {_operand(args[1], 'bin')}"
+    if op == "if":
+        return f"{_operand(args[1])} if {_operand(args[0])} else {_operand(args[2])}"
+    if op == "call":
+        return f"{args[0]}({', '.join(render(a) for a in args[1:])})"
+    return op
+
+
+def _operand(node: Node, *bare: str) -> str:
+    text = render(node)
+    return text if node.op in ("const", "field", "call", "list", *bare) else f"({text})"
+
+
+def result_kind(node: Node, kinds: list) -> str | None:
+    """The kind of ``node``'s value given its arguments' kinds (``kinds[i]`` for
+    ``node.args[i]``); aggregates and fields are the caller's."""
+    op = node.op
+    if op == "const":
+        return constant_kind(node.args[0])
+    if op in ("cmp", "in", "and", "or", "not", "isnull", "notnull"):
+        return BOOL
+    if op == "list":
+        return LIST
+    if op == "bin":
+        left, right = kinds[1], kinds[2]
+        if node.args[0] == "+" and TEXT in (left, right):
+            return TEXT  # + with text joins the two as text (both engines)
+        return NUMBER if left == NUMBER and right == NUMBER else None
+    if op == "if":
+        return kinds[1] if kinds[1] == kinds[2] else None
+    if op == "call":
+        name = node.args[0]
+        if name in ("written", "unread", "any", "all"):
+            return BOOL
+        if name in ("size", "count", "distinct_count", "site_cost"):
+            return NUMBER
+        if name == "lower":
+            return TEXT
+        if name in ("coalesce", "greatest", "least"):
+            known = {k for k in kinds[1:] if k is not None}
+            return known.pop() if len(known) == 1 else None
+    return None
+
+
+def _shown(node: Node, kind: str | None, describe) -> str:
+    """An operand and what it is: ``version (a version: a release rank such as 2007)``."""
+    if node.op == "const":
+        return f"{render(node)} ({'text' if kind == TEXT else 'a ' + kind})"
+    what = describe(node) if node.op == "field" else None
+    if what is None:
+        what = {TEXT: "text", NUMBER: "a number", BOOL: "true or false", LIST: "a list"}[kind]
+    return f"{render(node)} ({what})"
+
+
+def kind_problem(node: Node, kinds: list, describe) -> str | None:
+    """What is wrong with ``node`` given its arguments' kinds, with the fix, or None.
+    ``describe(field_node)`` says what a field holds (``a version: ...``) or None.
+    Only what can never work is a problem: a comparison of a list with a single
+    value, of text with a number or true/false (never equal, never ordered: the
+    condition is never true), arithmetic on text, a list or true/false."""
+    op, args = node.op, node.args
+    if op == "cmp":
+        symbol, left, right = args
+        lk, rk = kinds[1], kinds[2]
+        if lk is None or rk is None or lk == rk:
+            return None
+        if LIST in (lk, rk):
+            listed, single = (left, right) if lk == LIST else (right, left)
+            single_kind = rk if lk == LIST else lk
+            shown = _shown(listed, LIST, describe)
+            if symbol in ("==", "!="):
+                member = f"{render(single)} {'in' if symbol == '==' else 'not in'} {_operand(listed)}"
+                return (f"{shown} is compared with {_shown(single, single_kind, describe)} by {symbol}, which is "
+                        f"never true of a list and one value; test membership: {member}")
+            return (f"{shown} is ordered ({symbol}) against {_shown(single, single_kind, describe)}, and a list has "
+                    f"no order with one value; compare its size, size({render(listed)}) {symbol} ..., or an item, "
+                    f"any({render(listed)}, item {symbol} ...)")
+        hint = ""
+        if TEXT in (lk, rk) and NUMBER in (lk, rk):
+            text_node = left if lk == TEXT else right
+            other = right if lk == TEXT else left
+            value = text_node.args[0] if text_node.op == "const" else None
+            if isinstance(value, str) and _number_text(value) is not None:
+                number = Node("const", (_number_text(value),))
+                fixed = Node("cmp", (symbol, number, other) if lk == TEXT else (symbol, other, number))
+                hint = f"; write the number without quotes: {render(fixed)}"
+            else:
+                hint = "; compare numbers with numbers and text with text"
+        elif BOOL in (lk, rk):
+            hint = "; compare true or false with True or False (or test the field itself: not field)"
+        return (f"{_shown(left, lk, describe)} {symbol} {_shown(right, rk, describe)} compares "
+                f"{_article(lk)} with {_article(rk)}: never {'equal' if symbol in ('==', '!=') else 'ordered'}, "
+                f"so the condition is never true{hint}")
+    if op == "bin":
+        symbol, left, right = args
+        lk, rk = kinds[1], kinds[2]
+        if symbol == "+" and TEXT in (lk, rk) and LIST not in (lk, rk):
+            return None  # joins text
+        for operand, kind in ((left, lk), (right, rk)):
+            if kind in (TEXT, LIST, BOOL):
+                joins = " (+ joins text with text)" if kind == TEXT else ""
+                return (f"{_shown(operand, kind, describe)} in {render(node)}: {symbol} works on numbers"
+                        f"{joins}, and {_article(kind)} is no number; compare or combine numeric fields only")
+    return None
+
+
+def _article(kind: str) -> str:
+    return {TEXT: "text", NUMBER: "a number", BOOL: "true or false", LIST: "a list"}[kind]
+
+
+def _number_text(value: str):
+    try:
+        number = int(value)
+    except ValueError:
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return number

@@ -40,6 +40,7 @@ from linter.model.tables import TableSpec, load_tables
 from linter.forms import CHECK_KEYS, COMMON_KEYS, FORMS
 from linter.forms.builtin import parse_runs
 from linter.forms.errors import PackError, expression
+from linter.policy import expr as _expr
 from linter.policy.expr import Node
 from linter.resources import rules_dir
 
@@ -170,11 +171,34 @@ def _source(raw: Any, rule_id: str) -> dict:
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
+# What a field of each model type holds: its kind of value (linter.policy.expr) and how
+# a message names it
+_FIELD_KINDS = {
+    "name": (_expr.TEXT, "a name"), "dn_name": (_expr.TEXT, "a name"), "text": (_expr.TEXT, "text"),
+    "enum": (_expr.TEXT, "one of its values, as text"), "date": (_expr.TEXT, "a date, as ISO text"),
+    "int": (_expr.NUMBER, "a number"), "count": (_expr.NUMBER, "a count"),
+    "duration": (_expr.NUMBER, "a duration, in seconds"), "size": (_expr.NUMBER, "a size, in bytes"),
+    "version": (_expr.NUMBER, "a version: a release rank such as 2007"), "bool": (_expr.BOOL, "true or false"),
+    "names": (_expr.LIST, "a list of names"), "enums": (_expr.LIST, "a list of values"),
+}
+
+
+class ExpressionKindError(PackError):
+    """An expression that can never be true for the kinds of its values; ``node`` is the
+    whole expression, so that the loader can place it at the key that holds it."""
+
+    def __init__(self, message: str, node: Node):
+        super().__init__(message)
+        self.node = node
+
+
 class _Validator:
-    """Checks that every name in an expression exists in the model."""
+    """Checks that every name in an expression exists in the model, and that its
+    values are of kinds its operations can use."""
 
     def __init__(self, tables: dict[str, TableSpec]):
         self.tables = tables
+        self._derived_kinds: dict[tuple[str, str], str | None] = {}
 
     def has(self, table: TableSpec, name: str) -> bool:
         return (name in table.fields or name in table.derived or name in table.facts
@@ -216,6 +240,65 @@ class _Validator:
         if node is None:
             return
         self._check(node, table, ctx, where)
+        _, problem = self._kind_problem(node, table, ctx)
+        if problem:
+            raise ExpressionKindError(f"{where}: in {_expr.render(node)!r}: {problem}", node)
+
+    def _kind_problem(self, node: Node, table: TableSpec, ctx: dict) -> tuple[str | None, str | None]:
+        """(the kind of ``node``'s value, what is wrong in it or None): names are checked first."""
+        if node.op == "field":
+            return self._field(node.args, table, ctx)[0], None
+        if node.op == "call" and node.args[0] in _expr.AGGREGATES:
+            inner = dict(ctx, item=self._list_item_table(node.args[1].args, table, ctx))
+            for arg in node.args[2:]:
+                _, problem = self._kind_problem(arg, table, inner)
+                if problem:
+                    return None, problem
+            return (_expr.NUMBER if node.args[0] in ("count", "distinct_count") else _expr.BOOL), None
+        kinds: list = []
+        for arg in node.args:
+            kind = None
+            if isinstance(arg, Node):
+                kind, problem = self._kind_problem(arg, table, ctx)
+                if problem:
+                    return None, problem
+            kinds.append(kind)
+        describe = lambda field: self._field(field.args, table, ctx)[1]  # noqa: E731
+        return _expr.result_kind(node, kinds), _expr.kind_problem(node, kinds, describe)
+
+    def _field(self, path, table: TableSpec, ctx: dict) -> tuple[str | None, str | None]:
+        """(kind, description) of the field at ``path`` (checked already), or (None, None)."""
+        first, rest = path[0], list(path[1:])
+        if first in ctx:
+            current = ctx[first]
+            if not isinstance(current, TableSpec):
+                if first == "item" and current is None and not rest:  # an item of a list of names or values
+                    return _expr.TEXT, "an item of a list, as text"
+                return None, None
+            if not rest:
+                return _expr.TEXT, "a name"  # a record stands for its name
+        elif first == "organization":
+            current = self.tables["Organization"]
+        else:
+            current, rest = table, [first, *rest]
+        for part in rest[:-1]:
+            target = current.target(part)
+            if target is None:
+                return None, None
+            current = self.tables[target]
+        name = rest[-1] if rest else "name"
+        if name in current.facts:
+            return _expr.NUMBER, "a count"
+        if name in current.derived:
+            return self._derived_kind(current, name), None
+        return _FIELD_KINDS.get(current.field_type(name) or "", (None, None))
+
+    def _derived_kind(self, table: TableSpec, name: str) -> str | None:
+        key = (table.name, name)
+        if key not in self._derived_kinds:
+            self._derived_kinds[key] = None  # a derived field reading itself is not known (and not looped on)
+            self._derived_kinds[key] = self._kind_problem(_expr.parse(table.derived[name]), table, {})[0]
+        return self._derived_kinds[key]
 
     def _check(self, node: Node, table: TableSpec, ctx: dict, where: str) -> None:
         if node.op == "field":
@@ -514,6 +597,41 @@ def _rule_line(path: Path, raw) -> str:
     return ""
 
 
+def _key_position(path: Path, index: int, raw, node: Node) -> str:
+    """``:<line>:<column>`` of the key of rule ``index`` whose expression is ``node``
+    (``when:``, a check's ``where:``...), or nothing when it cannot be found."""
+    from linter.loading.fast_yaml import load_marked
+
+    found = []
+
+    def search(value, keys):
+        if found:
+            return
+        if isinstance(value, str) and keys:
+            try:
+                if _expr.parse(value) == node:
+                    found.append(keys)
+            except _expr.ExprError:
+                pass
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                search(item, keys + (key,))
+        elif isinstance(value, list):
+            for number, item in enumerate(value):
+                search(item, keys + (number,))
+
+    search(raw, ())
+    if not found:
+        return ""
+    try:
+        _, marks = load_marked(read_regular_text(path))
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError):
+        return ""
+    prefix = ("rules", index) if ("rules",) in marks else (index,)  # a pack may be a mapping with `rules:`
+    mark = marks.get(prefix + found[0])
+    return f":{mark[0]}:{mark[1]}" if mark else ""
+
+
 def load_rules(extra_dirs=(), options: dict | None = None) -> dict[str, Rule]:
     """All rules: the built-in packs, then packs from ``extra_dirs``, with option
     overrides (``{rule_id: {name: value}}``) from the configuration."""
@@ -534,14 +652,15 @@ def _load_rules(extra_dirs: tuple[str, ...], options: dict) -> dict[str, Rule]:
         if not directory.is_dir():
             raise PackError(f"{directory}: rule pack directory not found")
         for path in sorted(directory.glob("*.y*ml")):
-            for raw in _read_pack(path):
+            for index, raw in enumerate(_read_pack(path)):
                 try:
                     rule = parse_rule(raw, validator, path.name, options)
-                except PackError as exc:  # where: the pack file and the line of the rule's id
+                except PackError as exc:  # where: the pack file and the line of the rule's id (or of the key)
                     message = str(exc)
                     if message.startswith(path.name + ": "):
                         message = message[len(path.name) + 2:]
-                    raise PackError(f"{display_path(path)}{_rule_line(path, raw)}: {message}") from None
+                    at = _key_position(path, index, raw, exc.node) if isinstance(exc, ExpressionKindError) else ""
+                    raise PackError(f"{display_path(path)}{at or _rule_line(path, raw)}: {message}") from None
                 if directory != directories[0]:
                     rule.origin = str(directory)
                 if rule.id in rules:
