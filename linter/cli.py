@@ -3,6 +3,7 @@ imported inside the commands so that `exlint check` starts fast (and never
 imports PySpark)."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import signal
@@ -217,7 +218,7 @@ def cli(debug):
               help="Record today's findings in this baseline file (exit 0).")
 @click.option("--compare", type=click.Path(exists=True),
               help="Earlier findings (a --format json file, or a directory of JSON Lines/Parquet findings): "
-                   "the html report shows what is new and what was fixed since.")
+                   "the html report shows what is new and what was fixed since (a run without one refuses it).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress display on a terminal.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Say which configuration and root were used, and list the files skipped as not exlint documents.")
@@ -233,7 +234,8 @@ def cli(debug):
 @click.option("--unsafe-fixes", is_flag=True,
               help="With --fix or --diff: apply the unsafe fixes too (they change what Exchange does).")
 @click.option("--diff", "show_diff", is_flag=True,
-              help="Print what --fix would change as a unified diff (reports only to --output); write nothing.")
+              help="Print what --fix would change as a unified diff (reports, of the files as they are on disk, "
+                   "only to --output); write nothing.")
 def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inline_suppressions, no_cache,
           baseline, write_baseline, compare, quiet, verbose, colour_mode, allow_empty, hook, fix, unsafe_fixes,
           show_diff):
@@ -303,15 +305,18 @@ def _check(options, progress, formats, outputs, fail_on, baseline, write_baselin
     refuse_outputs([] if write_baseline else outputs, write_baseline, inputs)
     _explain_run(result, verbose)
     write_failed = False
+    left = None  # --diff: the findings --fix would leave, which the exit code follows (the report is the disk's)
     if fix or show_diff:  # see docs/autofix.md
         from linter.fixing.engine import run as run_fixes
 
         try:
-            result, write_failed = run_fixes(result, options, write=not show_diff,
-                                             echo=lambda m: click.echo(_printable(m), err=True),
-                                             out=lambda t: click.echo(t, nl=False), unsafe=unsafe_fixes)
+            fixed = run_fixes(result, options, write=not show_diff,
+                              echo=lambda m: click.echo(_printable(m), err=True),
+                              out=lambda t: click.echo(t, nl=False), unsafe=unsafe_fixes)
         except (InputError, ConfigError, PackError) as exc:
             raise ExitError(str(exc)) from None
+        result, write_failed = fixed.report, fixed.write_failed
+        left = fixed.left if show_diff else None
     if write_baseline:
         from pathlib import Path
 
@@ -326,9 +331,12 @@ def _check(options, progress, formats, outputs, fail_on, baseline, write_baselin
         from pathlib import Path
 
         try:
-            outcome = apply_baseline(result.findings, read_baseline(Path(baseline)))
+            entries = read_baseline(Path(baseline))
         except BaselineError as exc:
             raise ExitError(str(exc)) from None
+        outcome = apply_baseline(result.findings, entries)
+        if left is not None:
+            left = apply_baseline(left, entries).kept
         result.findings = outcome.kept
         result.baseline_suppressed = outcome.suppressed
         # a recorded finding is fixed only if this run could have raised it: of a file linted
@@ -360,7 +368,8 @@ def _check(options, progress, formats, outputs, fail_on, baseline, write_baselin
     if outputs or not show_diff:
         write_reports(result, formats, outputs, progress, colour_mode, stdout=not show_diff, inputs=inputs)
     progress.done()
-    sys.exit(2 if write_failed else 1 if result.failed(threshold) else 0)
+    gate = result if left is None else dataclasses.replace(result, findings=left)
+    sys.exit(2 if write_failed else 1 if gate.failed(threshold) else 0)
 
 
 def _compared(compare, progress) -> list:

@@ -21,7 +21,7 @@ import yaml
 from linter.loading import read_regular
 from linter.loading.fast_yaml import DuplicateKeyError
 from linter.loading.fast_yaml import load_marked as _yaml_load_marked
-from linter.loading.scope import CONFIG_NAME, has_tool_section
+from linter.loading.scope import CONFIG_NAME, configures_exlint, has_tool_section
 from linter.loading.text import TextError, decode
 
 from linter.findings import RULE_FAILED, SEVERITIES
@@ -391,33 +391,6 @@ def _boundaries(start: Path):
             return
 
 
-def _configures_exlint(pyproject: Path) -> bool:
-    """Whether ``pyproject`` is exlint's configuration: it has a [tool.exlint] table, or
-    may have one written another way (``[tool]`` with ``exlint = ...``, ``tool = {exlint
-    = ...}``), or is not UTF-8 (TOML is UTF-8 only, so nothing can tell whether it holds
-    the table). :func:`read_config` then reads it or says why it cannot: a configuration
-    exlint cannot read must never leave every default silently in force."""
-    if not pyproject.is_file():
-        return False
-    if has_tool_section(pyproject):
-        return True
-    try:
-        text = read_regular(pyproject).decode("utf-8")
-    except OSError:
-        return False  # as has_tool_section: an unreadable file configures nothing
-    except UnicodeDecodeError:
-        return True
-    if "exlint" not in text:
-        return False
-    import tomllib
-
-    try:
-        tool = tomllib.loads(text).get("tool")
-    except tomllib.TOMLDecodeError:
-        return True  # it names exlint and is no TOML: read_config says where it breaks
-    return isinstance(tool, dict) and "exlint" in tool
-
-
 def discover_root(start: Path) -> Discovery:
     """The nearest ``.exlint.yaml`` or pyproject.toml with ``[tool.exlint]``;
     else the git work tree holding ``start``; else nothing (only the paths given)."""
@@ -430,7 +403,7 @@ def discover_root(start: Path) -> Discovery:
         if candidate.is_file():
             unread = pyproject if pyproject.is_file() and has_tool_section(pyproject) else None
             return Discovery(directory, candidate, f"configuration {candidate}", unread)
-        if _configures_exlint(pyproject):
+        if configures_exlint(pyproject):
             return Discovery(directory, pyproject, f"configuration [tool.exlint] in {pyproject}")
         if _is_work_tree_root(directory):
             return Discovery(directory, None, f"no configuration; root: the git work tree {directory}")
@@ -445,7 +418,7 @@ def find_config(start: Path) -> Path | None:
         if candidate.is_file():
             return candidate
         pyproject = directory / "pyproject.toml"
-        if _configures_exlint(pyproject):
+        if configures_exlint(pyproject):
             return pyproject
     return None
 

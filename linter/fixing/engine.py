@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from linter.findings import Finding
 from linter.atomic import atomic_write
-from linter.fixing.files import encode_like, unified_diff
+from linter.fixing.files import encode_like, unified_diff, write_refusal
 from linter.fixing.spec import FixSpec, parse_fix
 from linter.fixing.yamltext import Edit, Unfixable, YamlText, apply_edits, overlaps
 from linter.loading import JSONL_SUFFIXES, Document, LoadedFile, load_text
@@ -54,7 +54,10 @@ class FileState:
 class Outcome:
     result: Any  # the Result after fixing (in memory)
     states: dict[str, FileState] = field(default_factory=dict)
-    fixable_seen: dict[tuple, Finding] = field(default_factory=dict)
+    # the fixable findings as check reported them, before any pass: what "fixed N"
+    # counts (a later pass's findings, such as a misprint a rename revealed, were
+    # never reported)
+    reported: dict[tuple, Finding] = field(default_factory=dict)
     notes: dict[tuple, str] = field(default_factory=dict)  # finding key -> why it was not fixed
     skipped: dict[str, str] = field(default_factory=dict)  # file -> why it was not touched
     stale: bool = False  # the in-memory re-lint did not reflect the edits (a safety net)
@@ -81,7 +84,9 @@ def available_fixes(result) -> dict[int, str]:
     change (its rule has a fix, and the fix applies to the value reported): the
     text report's ``[*]`` marks and its "N fixable with --fix" line."""
     specs = fixers(result.rules, unsafe=True)
-    candidates = [f for f in result.findings if f.rule in specs and f.file and f.path]
+    files = {f.file for f in result.findings if _fixable(f, specs)}
+    writable = {path for path in files if write_refusal(path) is None}  # --fix refuses the others
+    candidates = [f for f in result.findings if _fixable(f, specs) and f.file in writable]
     if not candidates:
         return {}
     planner = Planner(result, specs)
@@ -450,10 +455,15 @@ def _syntax_error(loaded: LoadedFile) -> str | None:
     return None
 
 
+def _fixable(finding: Finding, specs: dict[str, FixSpec]) -> bool:
+    return finding.rule in specs and bool(finding.file) and bool(finding.path)
+
+
 def fix_result(result, options, max_passes: int = MAX_PASSES, unsafe: bool = False) -> Outcome:
     """Fix what can be fixed, in memory. ``outcome.changed`` holds the new texts."""
     specs = fixers(result.rules, unsafe)
     outcome = Outcome(result)
+    outcome.reported = {finding_key(f): f for f in result.findings if _fixable(f, specs)}
     current = result
     for loaded in result.loaded:  # never written, fixable findings or not: say so
         reason = _syntax_error(loaded) if loaded.path in result.reported_files else None
@@ -462,9 +472,8 @@ def fix_result(result, options, max_passes: int = MAX_PASSES, unsafe: bool = Fal
     for _ in range(max_passes):
         by_file: dict[str, list[Finding]] = defaultdict(list)
         for finding in current.findings:
-            if finding.rule in specs and finding.file and finding.path:
+            if _fixable(finding, specs):
                 by_file[finding.file].append(finding)
-                outcome.fixable_seen.setdefault(finding_key(finding), finding)
         if not by_file:
             break
         planner = Planner(current, specs)
@@ -543,45 +552,88 @@ def _plan(planner: Planner, findings, loaded: LoadedFile, rules, specs, notes) -
 
 # -- the command -------------------------------------------------------------------------
 
+@dataclass
+class FixRun:
+    report: Any  # the Result to report: the files as they are on disk now
+    left: list[Finding]  # what --fix leaves (--diff: would leave), which the exit code follows
+    write_failed: bool  # a file --fix could not write (--diff: would refuse): exit 2
+
+
 def run(result, options, write: bool, echo: Callable[[str], None], out: Callable[[str], None],
-        unsafe: bool = False):
+        unsafe: bool = False) -> FixRun:
     """`check --fix` (write=True) or `--diff` (write=False), with the unsafe fixes
-    too when ``unsafe``. Returns the result to report (re-linted) and whether a
-    file could not be written."""
+    too when ``unsafe``. --diff reports the files as they are on disk (nothing
+    was written, so positions and snippets are theirs) and says what --fix would
+    do, refusals included."""
     result.one_repo("--diff" if not write else "--fix")
     outcome = fix_result(result, options, unsafe=unsafe)
     for path, reason in sorted(outcome.skipped.items()):
         echo(f"exlint: {path}: {reason}")
-    failed = False
-    written = []
     changed = outcome.changed
-    if not write:
-        for path, state in sorted(changed.items()):
-            out(unified_diff(path, state.original, state.text))
-        final = outcome.result
-    else:
-        for path, state in sorted(changed.items()):
-            try:
-                atomic_write(path, encode_like(state.raw, state.text), expected=state.raw)
-                written.append(path)
-            except OSError as exc:
-                failed = True
-                echo(f"exlint: error: {path}: cannot write: {exc.strerror or exc}; the file is unchanged")
+    if write:
+        done, failed = _write(changed, echo)
         if failed or outcome.stale:  # what is on disk now
             from linter.runner import lint
 
-            final = lint(options)
+            after = lint(options)
         else:  # exactly the texts now on disk, already linted
-            final = outcome.result
-    remaining = {finding_key(f) for f in final.findings}
-    fixed = [f for k, f in outcome.fixable_seen.items() if k not in remaining and (f.file in written or not write)]
-    for key, note in sorted(outcome.notes.items(), key=lambda kv: (kv[0][1] or "", kv[0][0])):
-        if key in remaining:
-            finding = next(f for f in final.findings if finding_key(f) == key)
-            echo(f"exlint: {finding.file}:{finding.line}: {finding.rule} not fixed: {note}")
-    files = len(written) if write else len(changed)
-    if write:
-        echo(f"exlint: fixed {len(fixed)} finding(s) in {files} file(s)")
+            after = outcome.result
+        report = after
     else:
-        echo(f"exlint: --diff: --fix would fix {len(fixed)} finding(s) in {files} file(s); nothing was written")
-    return final, failed
+        done, failed = _would_write(changed, echo)
+        for path in done:
+            out(unified_diff(path, changed[path].original, changed[path].text))
+        after = outcome.result if len(done) == len(changed) else relint(
+            result, options, {p: changed[p].text for p in done})
+        report = result
+    remaining = {finding_key(f) for f in after.findings}
+    fixed = [f for k, f in outcome.reported.items() if k not in remaining and f.file in done]
+    _echo_not_fixed(outcome.notes, after.findings, report.findings, echo)
+    if write:
+        echo(f"exlint: fixed {len(fixed)} finding(s) in {len(done)} file(s)")
+    else:
+        echo(f"exlint: --diff: --fix would fix {len(fixed)} finding(s) in {len(done)} file(s); nothing was written")
+    return FixRun(report, after.findings, failed)
+
+
+def _cannot_write(path: str, reason: str) -> str:
+    return f"exlint: error: {path}: cannot write: {reason}; the file is unchanged"
+
+
+def _write(changed: dict[str, FileState], echo) -> tuple[list[str], bool]:
+    """(the files written, whether one could not be)."""
+    written, failed = [], False
+    for path, state in sorted(changed.items()):
+        try:
+            atomic_write(path, encode_like(state.raw, state.text), expected=state.raw)
+            written.append(path)
+        except OSError as exc:
+            failed = True
+            echo(_cannot_write(path, exc.strerror or str(exc)))
+    return written, failed
+
+
+def _would_write(changed: dict[str, FileState], echo) -> tuple[list[str], bool]:
+    """--diff's ``_write``: the files --fix would write, and whether it would refuse
+    one (with the line --fix would print)."""
+    writable, refused = [], False
+    for path in sorted(changed):
+        reason = write_refusal(path)
+        if reason is None:
+            writable.append(path)
+        else:
+            refused = True
+            echo(_cannot_write(path, reason))
+    return writable, refused
+
+
+def _echo_not_fixed(notes: dict[tuple, str], left: list[Finding], shown: list[Finding], echo) -> None:
+    """Why each finding still left was not fixed, at its position in the report."""
+    located: dict[tuple, Finding] = {}
+    for finding in [*shown, *left]:  # the report's position first: --diff reports the files on disk
+        located.setdefault(finding_key(finding), finding)
+    left_keys = {finding_key(f) for f in left}
+    for key, note in sorted(notes.items(), key=lambda kv: (kv[0][1] or "", kv[0][0])):
+        if key in left_keys:
+            finding = located[key]
+            echo(f"exlint: {finding.file}:{finding.line}: {finding.rule} not fixed: {note}")

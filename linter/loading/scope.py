@@ -63,12 +63,39 @@ def has_tool_section(pyproject: str | os.PathLike) -> bool:
         return False
 
 
+def configures_exlint(pyproject: str | os.PathLike) -> bool:
+    """Whether ``pyproject`` is exlint's configuration: it has a [tool.exlint] table, or
+    may have one written another way (``[tool]`` with ``exlint = ...``, ``tool = {exlint
+    = ...}``), or is not UTF-8 (TOML is UTF-8 only, so nothing can tell whether it holds
+    the table). ``linter.config.read_config`` then reads it or says why it cannot: a
+    configuration exlint cannot read must never leave every default silently in force."""
+    if not os.path.isfile(pyproject):
+        return False
+    if has_tool_section(pyproject):
+        return True
+    try:
+        with open(pyproject, "rb") as handle:  # a regular file (isfile above), read as has_tool_section does
+            text = handle.read().decode("utf-8")
+    except OSError:
+        return False  # as has_tool_section: an unreadable file configures nothing
+    except UnicodeDecodeError:
+        return True
+    if "exlint" not in text:
+        return False
+    import tomllib
+
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:
+        return True  # it names exlint and is no TOML: read_config says where it breaks
+    return isinstance(tool, dict) and "exlint" in tool
+
+
 def is_config_root(directory: str | os.PathLike) -> bool:
     """Whether a folder is the root of a config repo of its own: it holds
-    .exlint.yaml, a pyproject.toml with [tool.exlint], or is a git work tree
+    .exlint.yaml, a pyproject.toml configuring exlint, or is a git work tree
     (a submodule). Files below it are that repo's, never an outer one's."""
     directory = os.fspath(directory)
     if os.path.isfile(os.path.join(directory, CONFIG_NAME)) or os.path.exists(os.path.join(directory, ".git")):
         return True
-    pyproject = os.path.join(directory, "pyproject.toml")
-    return os.path.isfile(pyproject) and has_tool_section(pyproject)
+    return configures_exlint(os.path.join(directory, "pyproject.toml"))

@@ -29,7 +29,13 @@ def _position_of(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def decode(data: bytes) -> str:
-    """Decode a YAML file's bytes (UTF-8, with or without BOM, or UTF-16 with BOM)."""
+    """Decode a YAML file's bytes (UTF-8, with or without BOM, or UTF-16 or UTF-32
+    with BOM: the encodings YAML names)."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # before UTF-16: FF FE 00 00 starts FF FE
+        try:
+            return data.decode("utf-32")
+        except UnicodeDecodeError as exc:
+            raise TextError(f"invalid UTF-32 text: {exc.reason}; save the file as UTF-8") from None
     if data.startswith(codecs.BOM_UTF16_LE) or data.startswith(codecs.BOM_UTF16_BE):
         try:
             return data.decode("utf-16")

@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import re
 from collections import Counter
@@ -404,31 +405,64 @@ class CompareError(ValueError):
 
 
 def finding_from_dict(item: Mapping[str, Any]) -> Finding:
+    """The finding a record of an earlier run holds; CompareError naming the field
+    whose value is of the wrong kind (a path as a list, a line of 1e999), which
+    would otherwise fail deep inside the comparison."""
+    for key in ("rule", "severity", "message", "file", "path", "entity_kind", "entity_name"):
+        _text(item, key)
     entity = item.get("entity")
+    if entity is not None and not isinstance(entity, Mapping):
+        raise CompareError(f"its 'entity' is {_json_kind(entity)}, not an object with 'kind' and 'name'")
+    if isinstance(entity, Mapping):
+        for key in ("kind", "name"):
+            _text(entity, key, "entity.")
     if isinstance(entity, Mapping) and entity.get("kind") and entity.get("name") is not None:
-        entity = Entity(str(entity["kind"]), str(entity["name"]))
+        entity = Entity(entity["kind"], entity["name"])
     elif item.get("entity_kind") and item.get("entity_name") is not None:  # flattened (Parquet, CSV-like)
-        entity = Entity(str(item["entity_kind"]), str(item["entity_name"]))
+        entity = Entity(item["entity_kind"], item["entity_name"])
     else:
         entity = None
-    severity = str(item.get("severity") or "info").lower()
+    severity = (item.get("severity") or "info").lower()
     return Finding(
-        rule=str(item.get("rule") or ""),
+        rule=item.get("rule") or "",
         severity=severity if severity in SEVERITIES else "info",
-        message=str(item.get("message") or ""),
+        message=item.get("message") or "",
         file=item.get("file") or None,
-        line=_int(item.get("line")),
-        column=_int(item.get("column")),
+        line=_int(item, "line"),
+        column=_int(item, "column"),
         path=item.get("path") or None,
         entity=entity,
     )
 
 
-def _int(value) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except (TypeError, ValueError):
+def _text(item: Mapping[str, Any], key: str, prefix: str = "") -> None:
+    value = item.get(key)
+    if value is not None and not isinstance(value, str):
+        raise CompareError(f"its '{prefix}{key}' is {_json_kind(value)}, not text")
+
+
+def _int(item: Mapping[str, Any], key: str) -> int | None:
+    value = item.get(key)
+    if value is None:
         return None
+    try:
+        if isinstance(value, bool):
+            raise TypeError(key)
+        return int(value)
+    except (TypeError, ValueError, OverflowError):  # OverflowError: 1e999 is read as infinity
+        raise CompareError(f"its '{key}' is {_json_kind(value)}, not a {key} number") from None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and not math.isfinite(value):
+        return "a number out of range"
+    if isinstance(value, (int, float)):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}"
+    return {list: "a list", dict: "an object"}.get(type(value), f"a {type(value).__name__}")
 
 
 _JSONL = (*JSONL_SUFFIXES, ".json")  # a --format json file too
@@ -488,7 +522,11 @@ def load_findings(path: str | os.PathLike) -> list[Finding]:
                 item = {**item, "rule": rule}
             if not isinstance(item, Mapping) or not item.get("rule"):
                 raise CompareError(f"{file}: record {number} is not a finding (no 'rule')")
-            findings.append(finding_from_dict(item))
+            try:
+                findings.append(finding_from_dict(item))
+            except CompareError as exc:
+                raise CompareError(f"{file}: record {number} is not a finding: {exc}; compare with the "
+                                   "findings an exlint run wrote (--format json, or estate --output)") from None
     return findings
 
 

@@ -2,9 +2,12 @@
 
 An ``--output`` file's extension names its format (``a.sarif`` is SARIF), so a
 report cannot land in a file of the wrong kind. A ``--format`` of the kind an
-output's extension names is that output's format; an output whose extension
-names no format takes the next remaining ``--format`` in order; at most one
-``--format`` is left for standard output. Giving as many formats as outputs
+output's extension names is that output's format: first the format the
+extension names itself, then one it also accepts (SARIF in ``a.json``) only when
+no output names that format (``--output a.json --output b.sarif --format sarif``
+writes JSON to ``a.json``). An output whose extension names no format takes
+the next remaining ``--format`` in order; at most one ``--format`` is left for
+standard output. Giving as many formats as outputs
 means each output was meant to take one: a format that no output's extension
 accepts is then a contradiction, not a report on the terminal.
 """
@@ -41,13 +44,16 @@ def route(formats: list[str], outputs: list[str], default: str) -> tuple[list[tu
     """(format, file) pairs to write and the formats for standard output."""
     remaining = list(formats)
     chosen: dict[int, str] = {}
-    unknown: list[int] = []
-    for position, path in enumerate(outputs):
-        extension = extension_of(path)
-        if extension is None:
-            unknown.append(position)
+    kinds = {p: EXTENSIONS[e] for p, e in enumerate(map(extension_of, outputs)) if e is not None}
+    unknown = [p for p in range(len(outputs)) if p not in kinds]
+    # the format an extension names first: a.json would otherwise take a SARIF meant for b.sarif
+    for position, (implied, _) in kinds.items():
+        if implied in remaining:
+            remaining.remove(implied)
+            chosen[position] = implied
+    for position, (implied, accepted) in kinds.items():
+        if position in chosen:
             continue
-        implied, accepted = EXTENSIONS[extension]
         match = next((f for f in remaining if f in accepted), None)
         if match is not None:
             remaining.remove(match)
