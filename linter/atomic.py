@@ -115,6 +115,9 @@ def _write_into(target: Target, data: bytes) -> None:
         os.close(fd)
 
 
+READ_ONLY = "the file is read-only"  # why a file is not replaced (also said by --diff: linter.fixing.files)
+
+
 def read_only(path: str, info: os.stat_result) -> bool:
     """A file no write bit allows writing (refused even when running as root), or one
     this process may not write."""
@@ -162,7 +165,7 @@ def atomic_write(path: str, data: bytes, expected: bytes | None = None, create: 
         target = os.path.realpath(path)
         info = os.stat(target)
     if info is not None and read_only(target, info):
-        raise PermissionError(errno.EACCES, "the file is read-only", path)
+        raise PermissionError(errno.EACCES, READ_ONLY, path)
     if expected is not None:
         with open(target, "rb") as handle:
             if handle.read() != expected:

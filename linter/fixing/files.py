@@ -12,7 +12,7 @@ import difflib
 import os
 import re
 
-from linter.atomic import read_only
+from linter.atomic import READ_ONLY, read_only
 
 _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
     (codecs.BOM_UTF8, "utf-8"),
@@ -39,7 +39,7 @@ def write_refusal(path: str) -> str | None:
         info = os.stat(target)
     except OSError as exc:
         return exc.strerror or str(exc)
-    return "the file is read-only" if read_only(target, info) else None
+    return READ_ONLY if read_only(target, info) else None
 
 
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")

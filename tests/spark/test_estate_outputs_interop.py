@@ -93,3 +93,13 @@ def test_the_walk_skips_a_findings_output_inside_the_inventory(tmp_path):
     (tmp_path / "inv" / "old" / "rule=DUP005" / "part-00000.snappy.parquet").write_bytes(b"PAR1")
     found = [Path(f.display).name for f in discover_inputs([str(tmp_path / "inv")])]
     assert found == ["estate.jsonl"]
+
+
+def test_compare_without_a_report_is_refused_before_spark(tmp_path, monkeypatch):
+    # only the html report shows new and fixed: ignored, a comparison never made would pass
+    (tmp_path / "prev.json").write_text('{"findings": []}\n')
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(cli, ["estate", str(INVENTORY), "--quiet", "--compare", "prev.json"])
+    assert done.exit_code == 2
+    assert "only the html report" in done.stderr and "--report" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -207,6 +207,9 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             raise ExitError(str(exc)) from None
     if report:  # the same for the HTML report: an input, or a file exlint did not write, is refused
         _check_report_path(report, inventory)
+    if compare and not report:  # only the html report shows new and fixed: ignored, it would pass silently
+        raise ExitError(f"--compare {compare}: only the html report shows what is new and fixed, and this run "
+                        "writes none: add --report FILE.html, or drop --compare")
     if compare:  # an unreadable --compare is refused now, not after the job
         compare = _compare_input(compare)
     # a Spark job reports nothing for minutes: the ticker keeps the elapsed time moving,
