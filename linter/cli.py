@@ -95,16 +95,6 @@ def refuse_outputs(outputs, baseline_path, inputs) -> None:
         except OSError as exc:
             raise ExitError(f"{path}: cannot write {'the baseline' if option == '--write-baseline' else 'a report'} "
                             f"there: {exc.strerror or exc}") from None
-        what = "the baseline" if option == "--write-baseline" else "a report"
-        if target.kind == "file" and target.info is None:
-            # found now, not after the run (and after --fix edited the files)
-            folder = os.path.dirname(target.path) or "."
-            if not os.path.isdir(folder):
-                raise ExitError(f"{path}: cannot write {what} there: the folder {folder} does not exist; "
-                                f"create it or choose another {option} path")
-            if not os.access(folder, os.W_OK | os.X_OK):
-                raise ExitError(f"{path}: cannot write {what} there: the folder {folder} is not writable; "
-                                f"choose another {option} path")
         if target.kind == "file":
             if target.path in seen:
                 raise ExitError(f"{path}: named twice ({seen[target.path]} and {option} {path}); "

@@ -99,6 +99,19 @@ def _same_file(info: os.stat_result, other: str) -> bool:
     return (known.st_dev, known.st_ino) == (info.st_dev, info.st_ino)
 
 
+def _check_folder(path: str, target: str, option: str) -> None:
+    """OutputRefused when the folder a new file would go into is missing or not
+    writable: found before the run, not after it (and after --fix edited files)."""
+    what = "the baseline" if option == "--write-baseline" else "a report"
+    folder = os.path.dirname(target) or "."
+    if not os.path.isdir(folder):
+        raise OutputRefused(f"{path}: cannot write {what} there: the folder {folder} does not exist; "
+                            f"create it or choose another {option} path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputRefused(f"{path}: cannot write {what} there: the folder {folder} is not writable; "
+                            f"choose another {option} path")
+
+
 def check_output(path: str, option: str = "--output", inputs=()) -> None:
     """OutputRefused when writing a report (or baseline) to ``path`` could destroy
     what exlint did not write: ``path`` is one of ``inputs`` (the files being
@@ -106,6 +119,8 @@ def check_output(path: str, option: str = "--output", inputs=()) -> None:
     an exlint report. A path that does not exist yet, an empty file, a FIFO or a
     character device are fine. OSError when ``path`` cannot be examined."""
     target = resolve_target(path)
+    if target.kind == "file" and target.info is None:
+        _check_folder(path, target.path, option)
     if target.kind != "file" or target.info is None:
         return
     for other in inputs:

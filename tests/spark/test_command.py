@@ -252,3 +252,23 @@ def test_two_config_repos_are_an_estate_each_as_check_lints_them(spark, defectiv
     given = runner.invoke(cli, ["estate", "east", "west", "--config", "east/.exlint.yaml", "--format", "json",
                                 "--quiet"])
     assert sorted(map(json.dumps, json.loads(given.stdout)["findings"])) == sorted(map(json.dumps, expected))
+
+
+def test_estate_text_output_escapes_control_characters(monkeypatch, capsys):
+    # a folder named "/Sales\n::error file=evil.yaml::X" must not forge a finding line (or a
+    # GitHub workflow command), and ESC/OSC sequences must not reach the terminal: as check's text
+    from linter.engines.spark import command
+    from linter.findings import Entity, Finding
+
+    name = "/Sales\n::error file=evil.yaml::X\x1b]0;t\x07\u202e"
+    finding = Finding("REP001", "error", f"folder {name} has no replica", "inv.jsonl", 3, 1, "spec.replicas",
+                      Entity("PublicFolder", name))
+    monkeypatch.setattr(command, "_finding_objects", lambda findings, count: iter([finding]))
+    summary = {"stats": {"files": 1, "documents": 1, "records_in": 1, "linted": 1, "skipped": 0},
+               "severity": {"error": 1, "warning": 0, "info": 0}, "rule": [("REP001", "error", 1)],
+               "site": [("Lon\x1b]0;pwned\x07\ndon", 1)], "version": [("2016\x1b", 1)]}
+    command._print_findings(None, "text", summary)
+    printed = capsys.readouterr().out + command._summary_table(summary)
+    assert "\x1b" not in printed and "\u202e" not in printed and "\x07" not in printed
+    assert not any(line.startswith("::error") or line.startswith("don") for line in printed.splitlines())
+    assert "\\n::error file=evil.yaml::X\\x1b" in printed

@@ -103,3 +103,29 @@ def test_compare_without_a_report_is_refused_before_spark(tmp_path, monkeypatch)
     assert done.exit_code == 2
     assert "only the html report" in done.stderr and "--report" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_report_in_a_missing_folder_is_refused_before_spark(tmp_path, monkeypatch):
+    # it was refused only after the whole job, with --output already committed
+    monkeypatch.chdir(tmp_path)
+    done = CliRunner().invoke(cli, ["estate", str(INVENTORY), "--quiet", "--report", "no-such-dir/estate.html",
+                                    "--output", "findings"])
+    assert done.exit_code == 2 and not Path("findings").exists()
+    assert "no-such-dir does not exist" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_closed_standard_output_is_said_in_one_line_not_as_a_spark_failure(tmp_path):
+    # `exlint estate ... --format text | head -1`: the pipe closes while findings are printed
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "linter.cli", "estate", str(INVENTORY), "--format", "text",
+                                "--quiet"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.readline()
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=300) == 2
+    assert err.strip().splitlines() == [
+        "exlint: error: cannot write to standard output: Broken pipe; check where standard output goes (a full "
+        "disk, a closed pipe), or write to a file with --output"], err

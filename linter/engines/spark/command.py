@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from linter.findings import SEVERITY_RANK
+from linter.textsafe import printable
 from linter.options import ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, select_option, \
     split_rule_ids
 
@@ -62,6 +63,11 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
     except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
         _end_progress(state)
         raise
+    except BrokenPipeError:  # the reader of standard output went away (`| head`): no Spark failure
+        _end_progress(state)
+        if state.get("started_spark"):
+            _stop_spark(quiet=True)
+        raise  # one line and exit 2, as for check (linter.cli.ExlintGroup)
     except Exception as exc:  # noqa: BLE001 - one line and a log instead of a trace (--debug: the trace)
         if debug:
             raise
@@ -391,7 +397,7 @@ def _summary_table(summary: dict) -> str:
     lines += [f"{rule:<8} {severity:<8} {count:>8}" for rule, severity, count in summary["rule"]]
     for dim, title in (("site", "AD SITE"), ("version", "VERSION")):
         lines += ["", f"{title:<32} {'COUNT':>8}"]
-        lines += [f"{label:<32} {count:>8}" for label, count in summary[dim][:30]]
+        lines += [f"{printable(label):<32} {count:>8}" for label, count in summary[dim][:30]]
     return "\n".join(lines)
 
 
@@ -442,7 +448,8 @@ def _print_findings(findings, fmt: str, summary: dict) -> None:
         return
     for finding in _finding_objects(findings, count):
         where = f"{finding.file}:{finding.line or 0}:{finding.column or 0}" if finding.file else "<estate>"
-        click.echo(f"{where}: {finding.rule} [{finding.severity}] {finding.message}")
+        # control characters escaped as check's text report does: a name cannot forge a line
+        click.echo(printable(f"{where}: {finding.rule} [{finding.severity}] {finding.message}"))
     counts = summary["severity"]
     skipped = f"; {stats['skipped']} file(s) skipped: not exlint documents" if stats.get("skipped") else ""
     click.echo(f"\n{stats['files']} file(s), {stats['documents']} document(s): {counts['error']} error(s), "
