@@ -517,3 +517,10 @@ def test_every_unknown_field_of_a_mapping_is_reported():
     patch = {"Server/EX10-LON-01": {"spec": {"foo": 1, "defaultPublicFolderDatabse": "PFDB-NOPE", "bar": 2}}}
     found = sorted(f.path for f in lint(patch) if f.rule == "EXL003")
     assert found == ["spec.bar", "spec.defaultPublicFolderDatabse", "spec.foo"], found
+
+
+@pytest.mark.parametrize("written", [[], {"a": 1}, 5])
+def test_an_enum_written_as_another_type_is_exl003s(written):
+    patch = {"Organization/contoso": {"spec": {"transportConfig": {"ShadowMessagePreferenceSetting": written}}}}
+    found = [f for f in lint(patch) if f.path == "spec.transportConfig.ShadowMessagePreferenceSetting"]
+    assert [f.rule for f in found] == ["EXL003"], [(f.rule, f.message) for f in found]

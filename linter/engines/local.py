@@ -209,7 +209,10 @@ class Evaluator:
                     return display(left) + display(right)
                 if isinstance(left, str) or isinstance(right, str):
                     return None
-                return left + right if symbol == "+" else left - right if symbol == "-" else left * right
+                result = left + right if symbol == "+" else left - right if symbol == "-" else left * right
+                if isinstance(result, int) and not -2 ** 63 <= result < 2 ** 63:
+                    return None  # past 64 bits: no value, as in the Spark engine (SQL's try_multiply)
+                return result
             return arithmetic
         if op == "if":
             test, then, otherwise = (self._compile(a) for a in args)

@@ -126,7 +126,7 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
         value = ""  # whitespace alone is no text: HIE004 judges `emailAddress: "   "` as it does ""
     if value is not None and spec.bounds is not None and not _within(value, spec.bounds):
         value = None
-    if present and spec.choices is not None and raw not in spec.choices:
+    if present and spec.choices is not None and not (isinstance(raw, str) and raw in spec.choices):
         unreadable, value = True, None  # `""` too: no value of the enum
     record[key + "__set"] = None if unreadable or (present and value is None and not _blank(raw)) else present
     if not present and not unreadable:

@@ -490,6 +490,9 @@ class Frame:
         if left.type not in NUMERIC or right.type not in NUMERIC:
             raise CompileError(f"`{op}` on values of unknown type")
         target = FLOAT if FLOAT in (left.type, right.type) else INT
+        if target == INT:  # past 64 bits: NULL, as the local engine says (no silent wrap-around)
+            function = {"+": "try_add", "-": "try_subtract", "*": "try_multiply"}[op]
+            return Val(f"{function}({_numeric(left, target)}, {_numeric(right, target)})", target)
         return Val(f"({_numeric(left, target)} {op} {_numeric(right, target)})", target)
 
     def _op_if(self, args, scope):
