@@ -269,7 +269,9 @@ def _offset_to_position(text: str, offset: int, first_line: int) -> tuple[int, i
     return first_line + line + 1, offset - start + 1
 
 
-def load_file(path: Path, display: str | None = None) -> LoadedFile:
+def load_file(path: Path, display: str | None = None, as_yaml: bool = False) -> LoadedFile:
+    """The documents of a file (JSON Lines by its suffix, unless ``as_yaml``:
+    `exlint estate --input-format yaml` names the format itself)."""
     display = display or str(path)
     reason = getattr(path, "refusal", None)
     if reason:
@@ -289,7 +291,7 @@ def load_file(path: Path, display: str | None = None) -> LoadedFile:
         raise InputError(f"{display}: is a directory") from None
     except OSError as exc:
         raise InputError(f"{display}: cannot read: {exc.strerror or exc}") from None
-    if path.name.lower().endswith(JSONL_SUFFIXES):
+    if not as_yaml and path.name.lower().endswith(JSONL_SUFFIXES):
         from linter.loading.jsonl import load_jsonl
 
         return load_jsonl(data, display)

@@ -272,3 +272,18 @@ def test_estate_text_output_escapes_control_characters(monkeypatch, capsys):
     assert "\x1b" not in printed and "\u202e" not in printed and "\x07" not in printed
     assert not any(line.startswith("::error") or line.startswith("don") for line in printed.splitlines())
     assert "\\n::error file=evil.yaml::X\\x1b" in printed
+
+
+def test_input_format_yaml_reads_a_file_named_jsonl_as_yaml(spark, defective_estate, tmp_path, monkeypatch):
+    # --input-format names the format of every file given by name: its suffix was obeyed instead
+    text = "".join("---\n" + path.read_text() for path in sorted(defective_estate.rglob("*.yaml"))
+                   if path.name != ".exlint.yaml")
+    (tmp_path / "export.yaml").write_text(text)
+    (tmp_path / "export.jsonl").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    estate = runner.invoke(cli, ["estate", "export.jsonl", "--input-format", "yaml", "--format", "json", "--quiet"])
+    check = runner.invoke(cli, ["check", "export.yaml", "--format", "json"])
+    got = [dict(f, file="export.yaml") for f in json.loads(estate.stdout)["findings"]]
+    expected = json.loads(check.stdout)["findings"]
+    assert expected and sorted(map(json.dumps, got)) == sorted(map(json.dumps, expected))

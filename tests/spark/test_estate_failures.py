@@ -110,6 +110,15 @@ def test_output_replaces_an_earlier_exlint_output_and_only_that(spark, tmp_path)
     assert again.exit_code == 0, again.output
     assert list(out.rglob("*.parquet")) and not list(out.rglob("*.json"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["findings"]  # no staging or old copy left
+    # a note put beside the findings since is not deleted with them: the output is refused
+    for added in (out / "NOTES.md", out / "analysis" / "q1.csv", out / "rule=REP001" / "mine.txt"):
+        added.parent.mkdir(exist_ok=True)
+        added.write_text("the user's\n")
+        before = _tree(tmp_path)
+        refused = CliRunner().invoke(cli, ["estate", str(INVENTORY), "--quiet", "--output", str(out)])
+        assert refused.exit_code == 2 and "which exlint did not write" in refused.stderr, refused.output
+        assert _tree(tmp_path) == before
+        added.unlink()
 
 
 # -- an executor-side failure ---------------------------------------------------------------------------
@@ -319,3 +328,14 @@ def _java_below(pid: int) -> bool:
         except OSError:
             continue
     return False
+
+
+def test_a_refused_start_names_what_java_said():
+    # Py4J's own first line names only the call ("An error occurred while calling None.org....")
+    from linter.engines.spark.session import _first_line
+
+    said = RuntimeError("An error occurred while calling None.org.apache.spark.api.java.JavaSparkContext.\n"
+                        ": org.apache.spark.SparkException: Asked to run locally with 0 threads\n"
+                        "\tat org.apache.spark.SparkContext$.error(SparkContext.scala:3000)\n")
+    assert _first_line(said) == "Asked to run locally with 0 threads"
+    assert _first_line(RuntimeError("no JVM\nmore")) == "no JVM"

@@ -202,7 +202,7 @@ def _yaml_rows(emit: Emitter, task) -> list:
         if path.startswith(REFUSED):
             loaded = load_file(refused_path(display, path[len(REFUSED):]), display)
         else:
-            loaded = load_file(Path(path), display)
+            loaded = load_file(Path(path), display, as_yaml=True)  # a YAML task: whatever its suffix says
     except InputError as exc:  # vanished since listing: report it rather than fail the job
         loaded = None
         failure = Finding("EXL001", "error", str(exc), display, 1, 1)
@@ -599,25 +599,54 @@ def _shifted(function, offset: int):
     return run
 
 
+PARQUET_COLUMNS = ("document", "apiVersion", "kind", "metadata", "spec")
+
+
 def _parquet_frame(spark, inputs: list[InputFile]):
-    """The Parquet rows to parse (file, row index, document columns), the files' origins, the columns."""
+    """The Parquet rows to parse (file, row index, document columns as text), the
+    files' origins, the columns. The files are read together when their schemas
+    merge; otherwise (``spec.version`` a string in one file and an integer in
+    another, JSON-text columns in one and structs in another: both are the input
+    model's) each is read with its own schema and the texts are put together."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import StringType
 
     files = {str(Path(i.path).resolve()): (i.estate, i.display) for i in inputs}
-    frame = spark.read.option("mergeSchema", "true").parquet(*[i.path for i in inputs])
-    present = {f.name: f.dataType for f in frame.schema.fields}
-    columns = [c for c in ("document", "apiVersion", "kind", "metadata", "spec") if c in present]
+    try:
+        frames = [spark.read.option("mergeSchema", "true").parquet(*[i.path for i in inputs])]
+    except Exception as exc:  # noqa: BLE001 - an analysis error, or a failed schema-merging job
+        if "MERG" not in str(exc).upper() or len(inputs) == 1:
+            raise
+        frames = [spark.read.parquet(i.path) for i in inputs]
+    present = [[c for c in PARQUET_COLUMNS if c in frame.columns] for frame in frames]
+    columns = [c for c in PARQUET_COLUMNS if any(c in names for names in present)]
     if not columns:
         raise InputError(f"{inputs[0].display}: a Parquet inventory needs the columns apiVersion, kind, "
                          "metadata, spec (or one `document` column of JSON text)")
-    selected = [F.col("_metadata.file_path").alias("_file_path"), F.col("_metadata.row_index").alias("_row_index")]
-    for name in columns:
-        column = F.col(f"`{name}`")
-        if name == "document" and isinstance(present[name], StringType):
-            selected.append(column.alias(name))
-        elif isinstance(present[name], StringType):  # apiVersion/kind, or metadata/spec as JSON text
-            selected.append(column.alias(name))
-        else:
-            selected.append(F.to_json(column).alias(name))
-    return frame.select(*selected), files, columns
+    texts = []
+    for frame in frames:
+        types = {f.name: f.dataType for f in frame.schema.fields}
+        selected = [F.col("_metadata.file_path").alias("_file_path"),
+                    F.col("_metadata.row_index").alias("_row_index")]
+        selected += [_as_text(F.col(f"`{name}`"), types[name]).alias(name) if name in types
+                     else F.lit(None).cast("string").alias(name) for name in columns]
+        texts.append(frame.select(*selected))
+    frame = texts[0]
+    for other in texts[1:]:
+        frame = frame.unionByName(other)
+    return frame, files, columns
+
+
+def _as_text(column, data_type):
+    """A document column as the text ``_parquet_document`` puts into a JSON document:
+    JSON for structs, maps and lists, the value itself for text (and for bytes, read
+    as UTF-8), and a number's or boolean's own spelling: a column of the wrong type
+    becomes a finding on each row (an integer ``kind`` is EXL004's), never a Spark
+    analysis error naming no file."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, MapType, StringType, StructType
+
+    if isinstance(data_type, StringType):
+        return column
+    if isinstance(data_type, (StructType, MapType, ArrayType)):
+        return F.to_json(column)
+    return column.cast("string")

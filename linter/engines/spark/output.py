@@ -70,7 +70,26 @@ def check_target(target: str, inputs=()) -> Path:
         if entries and not (destination / MARKER).is_file():
             raise OutputError(f"{target}: holds files exlint did not write ({len(entries)} entries, no {MARKER} "
                               f"marker of an earlier exlint output); give a new or empty directory")
+        added = [name for name in entries if not _written_by_exlint(destination, name)]
+        if entries and added:  # a note or an analysis put in beside the findings is not replaced with them
+            raise OutputError(f"{target}: an earlier exlint output that now also holds {added[0]!r}, which exlint "
+                              f"did not write; move it out, or give a new directory")
     return destination
+
+
+def _written_by_exlint(directory: Path, name: str) -> bool:
+    """Whether an entry of an earlier output is one of the job's own: the marker,
+    Spark's ``_SUCCESS`` and checksums, and ``rule=ID/`` folders of part files."""
+    if name in (MARKER, "_SUCCESS", "._SUCCESS.crc"):
+        return True
+    folder = directory / name
+    if not name.startswith("rule=") or folder.is_symlink() or not folder.is_dir():
+        return False
+    try:
+        return all(part.name.startswith(("part-", ".part-")) and part.is_file() and not part.is_symlink()
+                   for part in os.scandir(folder))
+    except OSError:
+        return False
 
 
 def write_findings(findings, target: str, fmt: str, inputs=()) -> None:
