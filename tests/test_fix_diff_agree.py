@@ -1,4 +1,4 @@
-"""--fix and --diff, sweep 52: --diff reports the files on disk, says what --fix
+"""--fix and --diff agree: --diff reports the files on disk, says what --fix
 would refuse and exits as --fix would, quotes file names in its headers as git
 does; "fixed N" counts only findings that were reported."""
 from __future__ import annotations
@@ -14,10 +14,8 @@ from click.testing import CliRunner
 
 from linter.cli import cli
 from linter.fixing.files import quote_path, unified_diff
+from test_fix import FIXTURES, estate, place  # noqa: F401 - estate: a copy of the sample estate
 
-REPO = Path(__file__).resolve().parent.parent
-ESTATE = REPO / "samples" / "estate"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "fix"
 STORE = "stores/pfdb-ex03-lon-01.yaml"
 
 
@@ -29,20 +27,6 @@ def invoke(*args):
 
 def findings(*args) -> list[dict]:
     return json.loads(invoke("check", "--format", "json", "--fail-on", "never", *args).stdout)["findings"]
-
-
-@pytest.fixture
-def estate(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "estate"
-    shutil.copytree(ESTATE, root)
-    monkeypatch.chdir(root)
-    return root
-
-
-def place(estate: Path, fixture: str, relative: str) -> Path:
-    target = estate / relative
-    shutil.copyfile(FIXTURES / fixture / Path(relative).name, target)
-    return target
 
 
 # -- the --diff report is of the files on disk ------------------------------------------------

@@ -6,7 +6,6 @@ after such a character must name the line the user sees
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,18 +13,10 @@ from click.testing import CliRunner
 
 from linter.cli import cli
 from linter.loading import load_text
+from test_fix import estate  # noqa: F401 - the fixture: a copy of the sample estate, as the working directory
 
-ESTATE = Path(__file__).resolve().parents[1] / "samples" / "estate"
 STORE = "stores/engarch-ex03-lon-01.yaml"
 SETTING = "    Track Duplicates (in hours): 24\n"
-
-
-@pytest.fixture
-def estate(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "estate"
-    shutil.copytree(ESTATE, root)
-    monkeypatch.chdir(root)
-    return root
 
 
 def dup001(estate: Path, text: str) -> list[dict]:

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from linter.cli import cli
 from linter.loading import load_text
-from test_line_breaks import SETTING, STORE, estate  # noqa: F401 - the fixture: a copy of the sample estate
+from test_fix import estate  # noqa: F401 - the fixture: a copy of the sample estate, as the working directory
+from test_line_breaks import SETTING, STORE
 
 
 def value(text: str):
