@@ -343,8 +343,9 @@ def kind_problem(node: Node, kinds: list, describe) -> str | None:
             shown = _shown(listed, LIST, describe)
             if symbol in ("==", "!="):
                 member = f"{render(single)} {'in' if symbol == '==' else 'not in'} {_operand(listed)}"
+                outcome = "never" if symbol == "==" else "always"
                 return (f"{shown} is compared with {_shown(single, single_kind, describe)} by {symbol}, which is "
-                        f"never true of a list and one value; test membership: {member}")
+                        f"{outcome} true of a list and one value; test membership: {member}")
             return (f"{shown} is ordered ({symbol}) against {_shown(single, single_kind, describe)}, and a list has "
                     f"no order with one value; compare its size, size({render(listed)}) {symbol} ..., or an item, "
                     f"any({render(listed)}, item {symbol} ...)")
@@ -363,7 +364,7 @@ def kind_problem(node: Node, kinds: list, describe) -> str | None:
             hint = "; compare true or false with True or False (or test the field itself: not field)"
         return (f"{_shown(left, lk, describe)} {symbol} {_shown(right, rk, describe)} compares "
                 f"{_article(lk)} with {_article(rk)}: never {'equal' if symbol in ('==', '!=') else 'ordered'}, "
-                f"so the condition is never true{hint}")
+                f"so the comparison is {'always' if symbol == '!=' else 'never'} true{hint}")
     if op == "bin":
         symbol, left, right = args
         lk, rk = kinds[1], kinds[2]
