@@ -248,6 +248,10 @@ def check(paths, formats, outputs, fail_on, select, ignore, config, root, no_inl
         raise ExitError("no PATH given: name the files or directories to lint (e.g. `exlint check .`)")
     if any(not path.strip() for path in paths):  # an unset shell variable ("$DIR"): not the working directory
         raise ExitError("an empty PATH was given (an unset variable?): name the files or directories to lint")
+    if write_baseline and (outputs or compare):  # it writes no report: ignored, they would pass silently
+        given = "--output" if outputs else "--compare"
+        raise ExitError(f"--write-baseline records the baseline and writes no report, so {given} would do nothing: "
+                        f"drop {given}, or run check again for the report")
     if not write_baseline:  # a pairing that cannot be meant is refused before any work (and before --fix)
         _check_reports(formats, outputs, compare, show_diff)
     # a report or baseline may replace only what exlint wrote: refused before any work (and before --fix)

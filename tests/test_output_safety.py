@@ -263,7 +263,7 @@ def test_a_character_device_is_written_into(tmp_path):
         os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
     except (PermissionError, OSError) as exc:
         pytest.skip(f"cannot create a device here: {exc}")
-    completed = run("check", "--output", "null.json", "--write-baseline", "null.json", "stores", cwd=root)
+    completed = run("check", "--write-baseline", "null.json", "stores", cwd=root)
     assert completed.returncode == 0, completed.stderr
     assert stat.S_ISCHR(os.lstat(null).st_mode)
     completed = run("check", "--output", "null.json", "stores", cwd=root)
@@ -518,3 +518,12 @@ def test_a_report_never_replaces_a_baseline_nor_a_baseline_a_report(tmp_path):
     result = invoke("check", "--write-baseline", "r.html", ".", cwd=root)
     assert result.exit_code == 2 and "is a report exlint wrote, not a baseline" in result.stderr
     assert (root / "r.html").read_bytes() == report
+
+
+@pytest.mark.parametrize("extra", [["--output", "r.sarif"], ["--compare", "known.json"]])
+def test_write_baseline_with_a_report_option_is_refused_not_ignored(tmp_path, extra):
+    root = repo(tmp_path)
+    (root / "known.json").write_text('{"findings": []}\n')
+    result = invoke("check", "--write-baseline", "b.json", *extra, "stores", cwd=root)
+    assert result.exit_code == 2 and "writes no report" in result.stderr, result.output
+    assert not (root / "b.json").exists() and not (root / "r.sarif").exists()
