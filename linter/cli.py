@@ -13,8 +13,8 @@ import click
 
 from linter import __version__
 from linter.findings import RULE_FAILED
-from linter.options import FORMATS, ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, \
-    select_option, split_rule_ids
+from linter.options import FORMATS, ExitError, compare_without_html, fail_on_option, ignore_option, \
+    no_inline_suppressions_option, select_option, split_rule_ids
 
 def routed(formats, outputs, stdout=True) -> tuple[list[tuple[str, str]], list[str]]:
     """(format, file) pairs and the formats for standard output (none when
@@ -274,8 +274,7 @@ def _check_reports(formats, outputs, compare, show_diff) -> None:
     silently for a comparison that was never made)."""
     to_files, stdout_formats = routed(formats, outputs, stdout=not show_diff)
     if compare and "html" not in [fmt for fmt, _ in to_files] + stdout_formats:
-        raise ExitError(f"--compare {compare}: only the html report shows what is new and fixed, and this run "
-                        "writes none: add --output FILE.html, or drop --compare")
+        raise compare_without_html(compare, "--output FILE.html")
 
 
 def _check(options, progress, formats, outputs, fail_on, baseline, write_baseline, read_baseline_path, compare,

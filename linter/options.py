@@ -20,6 +20,13 @@ class ExitError(click.ClickException):
         click.echo(f"exlint: error: {printable(self.message)}", err=True)
 
 
+def compare_without_html(compare: str, add: str) -> ExitError:
+    """``--compare`` in a run that writes no html report (check and estate refuse it):
+    only that report shows what is new and fixed, so ignoring it would pass silently."""
+    return ExitError(f"--compare {compare}: only the html report shows what is new and fixed, and this run "
+                     f"writes none: add {add}, or drop --compare")
+
+
 def split_rule_ids(values, option: str = "--select/--ignore") -> tuple[str, ...]:
     """--select/--ignore values: repeatable and comma-separated, case-insensitive. An empty
     value (`--select ''`, a CI variable left unset) is a usage error: it would select every rule."""

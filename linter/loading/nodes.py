@@ -96,10 +96,10 @@ def expanded_size(root: Node) -> int:
 # Longer integer texts are not converted (Python refuses more than 4,300 decimal
 # digits, and any such value is far beyond every 64-bit Exchange setting).
 MAX_INT_TEXT = 64
-# YAML 1.1's octal form: a leading zero (``0170``), which no one writing a registry
-# value or a count means as octal (YAML 1.2 and PowerShell read it as decimal)
-_LEADING_ZERO = re.compile(r"[-+]?0[0-7_]+")
-_LEADING_ZERO_DECIMAL = re.compile(r"[-+]?0[0-9_]*[89][0-9_]*")
+# A leading zero (``0170``): YAML 1.1 reads it as octal (120), or as text when an 8 or 9
+# follows (``0168``); no one writing a registry value or a count means either, and YAML
+# 1.2 and PowerShell read it as decimal
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
 
 
 class OversizedInt(int):
@@ -127,8 +127,8 @@ class OversizedInt(int):
 def _scalar(node: ScalarNode, line_offset: int) -> Any:
     tag = node.tag
     if tag == _TAG + "str":
-        if not node.style and _LEADING_ZERO_DECIMAL.fullmatch(node.value):  # plain: "" (C) or None
-            return int(node.value.replace("_", ""), 10)  # ``0168``: no octal, so YAML 1.1 made it text
+        if not node.style and _LEADING_ZERO.fullmatch(node.value):  # plain ("" in C, None in Python)
+            return int(node.value.replace("_", ""), 10)
         return node.value
     if tag == _TAG + "null":
         return None

@@ -71,14 +71,14 @@ def configures_exlint(pyproject: str | os.PathLike) -> bool:
     configuration exlint cannot read must never leave every default silently in force."""
     if not os.path.isfile(pyproject):
         return False
-    if has_tool_section(pyproject):
-        return True
     try:
         with open(pyproject, "rb") as handle:  # a regular file (isfile above), read as has_tool_section does
             text = handle.read().decode("utf-8")
     except OSError:
         return False  # as has_tool_section: an unreadable file configures nothing
     except UnicodeDecodeError:
+        return True
+    if "[tool.exlint" in text:  # has_tool_section's test, on the text already read
         return True
     if "exlint" not in text:
         return False

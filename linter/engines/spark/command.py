@@ -12,8 +12,8 @@ import click
 
 from linter.findings import SEVERITY_RANK
 from linter.textsafe import printable
-from linter.options import ExitError, fail_on_option, ignore_option, no_inline_suppressions_option, select_option, \
-    split_rule_ids
+from linter.options import ExitError, compare_without_html, fail_on_option, ignore_option, \
+    no_inline_suppressions_option, select_option, split_rule_ids
 
 REPORT_FORMATS = ("sarif", "junit", "github")  # check's renderers, over the estate's findings (_print_report)
 
@@ -213,9 +213,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             raise ExitError(str(exc)) from None
     if report:  # the same for the HTML report: an input, or a file exlint did not write, is refused
         _check_report_path(report, inventory)
-    if compare and not report:  # only the html report shows new and fixed: ignored, it would pass silently
-        raise ExitError(f"--compare {compare}: only the html report shows what is new and fixed, and this run "
-                        "writes none: add --report FILE.html, or drop --compare")
+    if compare and not report:
+        raise compare_without_html(compare, "--report FILE.html")
     if compare:  # an unreadable --compare is refused now, not after the job
         compare = _compare_input(compare)
     # a Spark job reports nothing for minutes: the ticker keeps the elapsed time moving,

@@ -71,7 +71,7 @@ def check_target(target: str, inputs=()) -> Path:
             raise OutputError(f"{target}: holds files exlint did not write ({len(entries)} entries, no {MARKER} "
                               f"marker of an earlier exlint output); give a new or empty directory")
         added = [name for name in entries if not _written_by_exlint(destination, name)]
-        if entries and added:  # a note or an analysis put in beside the findings is not replaced with them
+        if added:  # a note or an analysis put in beside the findings is not replaced with them
             raise OutputError(f"{target}: an earlier exlint output that now also holds {added[0]!r}, which exlint "
                               f"did not write; move it out, or give a new directory")
     return destination

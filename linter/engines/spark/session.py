@@ -246,10 +246,11 @@ def build_session(options: SessionOptions):
                 builder = builder.config("spark.driver.extraJavaOptions", conf["spark.driver.extraJavaOptions"])
         session = builder.getOrCreate()
     except Exception as exc:  # the JVM did not start, or the master is unreachable
-        cause = _jvm_said(options.jvm_log, log_start) or _first_line(exc)
-        details = f" (details: {options.jvm_log})" if options.jvm_log is not None else ""
-        raise SessionError(f"cannot start Spark (master {master}): {cause}; check --master and the --conf "
-                           f"values{details}") from None
+        cause = _jvm_said(options.jvm_log, log_start)  # names the JVM's log and what to check itself
+        if cause is None:
+            details = f" (details: {options.jvm_log})" if options.jvm_log is not None else ""
+            cause = f"{_first_line(exc)}; check --master and the --conf values{details}"
+        raise SessionError(f"cannot start Spark (master {master}): {cause}") from None
     session.sparkContext.setLogLevel("WARN")
     return session
 
