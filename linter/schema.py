@@ -448,6 +448,59 @@ def _oversized_integers(node, path):
         yield path, node
 
 
+def _recased(kind: str, data) -> list[tuple[tuple, str, str]]:
+    """(mapping, key as written, known name) of each registry value written in
+    another case than its known name, that name itself not written: Exchange
+    applies it (Windows reads registry names in any case) and the rules judge it
+    as the known name (linter.model.records), so its value is validated as that
+    name's."""
+    out = []
+    for mapping in NAMED_SETTINGS:
+        if mapping[-1] != "registry":
+            continue
+        values = data
+        for part in mapping:
+            values = values.get(part) if isinstance(values, dict) else None
+        if not isinstance(values, dict):
+            continue
+        cased = {name.casefold(): name for name in known_names(kind, mapping[-1])}
+        for key in values:
+            same = cased.get(key.casefold()) if isinstance(key, str) else None
+            if same is not None and same != key and same not in values:
+                out.append((mapping, key, same))
+    return out
+
+
+def _recased_errors(kind: str, data) -> list[tuple[tuple, str]]:
+    """EXL003 (path, message) of the values ``_recased`` names, checked against the
+    schema of their known name and reported at the key as written."""
+    renames = _recased(kind, data)
+    if not renames:
+        return []
+    copy = dict(data)
+    containers = {}
+    for mapping, key, same in renames:
+        parent = copy
+        for depth, part in enumerate(mapping):  # copy only the mappings on the way down
+            trail = mapping[:depth + 1]
+            if trail not in containers:
+                containers[trail] = dict(parent[part])
+                parent[part] = containers[trail]
+            parent = containers[trail]
+        parent[same] = parent.pop(key)
+    written = {mapping + (same,): mapping + (key,) for mapping, key, same in renames}
+    out = []
+    for error in validator(kind).iter_errors(copy):
+        at = tuple(error.absolute_path)
+        head = next((h for h in written if at[:len(h)] == h), None)
+        if head is None:
+            continue
+        path, message = _describe(error, kind)
+        actual = written[head] + path[len(head):]
+        out.append((actual, message.replace(format_path(path), format_path(actual), 1)))
+    return out
+
+
 def readable_entity(data) -> Entity | None:
     """The document's kind and name when both can be read (whatever the kind:
     an EXL004 on an unknown kind still names the document it is about)."""
@@ -528,6 +581,10 @@ def validate_document(document) -> tuple[list[Finding], bool]:
                 continue
             seen_paths.add(path)
             findings.append(at(path, "EXL003", message, entity=entity, on_key=unknown))
+    for path, message in _recased_errors(kind, data):
+        if path not in seen_paths:
+            seen_paths.add(path)
+            findings.append(at(path, "EXL003", message, entity=entity))
     for path, value, why in _impossible_dates(kind, data):
         if path not in seen_paths:
             findings.append(at(path, "EXL003", f"{format_path(path)} is {_short(value)}, which is no calendar date "

@@ -33,3 +33,20 @@ def test_a_registry_value_in_another_case_is_judged_where_it_is_written(estate):
 def test_a_registry_value_written_twice_in_two_cases_is_named_once_more(estate):
     found = findings(estate, "    Track Duplicates (in hours): 24\n    TRACK DUPLICATES (IN HOURS): 5000\n")
     assert [f["rule"] for f in found] == ["EXL005"] and "keep one of them" in found[0]["message"], found
+
+
+def test_a_value_in_another_case_is_validated_as_its_known_name(estate):
+    # the known name's type and range hold for it: text where an integer goes is an
+    # EXL003 at the value as written (it was EXL005 alone, the rules standing down unsaid)
+    found = findings(estate, '    track duplicates (in hours): "abc"\n')
+    assert sorted(f["rule"] for f in found) == ["EXL003", "EXL005"], found
+    exl003 = next(f for f in found if f["rule"] == "EXL003")
+    assert exl003["path"] == "spec.registry.track duplicates (in hours)", exl003
+    assert "must be an integer" in exl003["message"] and "'abc'" in exl003["message"], exl003
+    line = next(n for n, text in enumerate((estate / STORE).read_text().splitlines(), 1) if "abc" in text)
+    assert exl003["line"] == line and exl003["column"] > 5, exl003
+
+
+def test_a_valid_value_in_another_case_gets_no_exl003(estate):
+    found = findings(estate, "    TRACK DUPLICATES (IN HOURS): 24\n")
+    assert [f["rule"] for f in found] == ["EXL005"], found
