@@ -17,7 +17,7 @@ import time
 import zlib
 from collections import deque
 from json.encoder import encode_basestring as _encode_string
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from linter.generate import injectors as inj

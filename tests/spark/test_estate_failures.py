@@ -43,6 +43,10 @@ INVENTORY = REPO / "samples" / "inventory" / "estate.jsonl"
      "stage 7.0 (TID 9) (10.0.0.5 executor 1): java.io.FileNotFoundException: /tmp/blockmgr-1/0c/shuffle_2_0.data "
      "(No such file or directory)\n\tat java.base/java.io.FileInputStream.open0(Native Method)",
      "java.io.FileNotFoundException: /tmp/blockmgr-1/0c/shuffle_2_0.data (No such file or directory)"),
+    # a failure no cause matches, raised by a call into the JVM: what Java said, as a refused start says it
+    ("Py4JJavaError: An error occurred while calling o45.collectToPython.\n: org.apache.spark.SparkException: "
+     "[INTERNAL_ERROR] The plan cannot be executed\n\tat org.apache.spark.SparkException$.internalError",
+     "The plan cannot be executed"),
 ])
 def test_a_spark_failure_is_one_line_naming_cause_and_fix(text, expected):
     line = describe(RuntimeError(text))

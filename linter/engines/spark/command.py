@@ -174,7 +174,7 @@ def _stop_spark(timeout: float = 20.0, keep_classes: bool = True, quiet: bool = 
 
 def _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,
             fail_on, select, ignore, config, no_inline_suppressions, quiet, log, state: dict) -> int:
-    from linter.config import Config, ConfigError, read_config
+    from linter.config import ConfigError, read_config
     from linter.engines.spark.session import SessionError, SessionOptions, build_session, check_java, \
         parse_conf, require_pyspark
     from linter.loading import InputError, display_paths

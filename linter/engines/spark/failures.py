@@ -16,6 +16,8 @@ import time
 import traceback
 from pathlib import Path
 
+from linter.engines.spark.java_text import LIMIT, said, unframed
+
 KEEP_LOGS = 20
 
 
@@ -113,10 +115,6 @@ _CAUSES: list[tuple[re.Pattern, str, str]] = [
      "and memory (its web UI), or run without --master"),
 ]
 
-_NOISE = re.compile(r"^(?:An error occurred while calling [\w.$]+\.\s*|"
-                    r"(?:org\.apache\.spark\.|py4j\.protocol\.|pyspark\.errors\.)[\w.$]*(?:Exception|Error):\s*|"
-                    r"\[[A-Z_]+(?:\.[A-Z_]+)*\]\s*)+")
-
 
 def _text(exc: BaseException) -> str:
     parts = []
@@ -147,8 +145,10 @@ def _headline(text: str) -> str:
         line = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith(("Traceback", " "))),
                     "unknown error")
         line = re.sub(r"^\w+: ", "", line, count=1) if re.match(r"^Py4J\w*Error: ", line) else line
-    line = _NOISE.sub("", line).strip()
-    return line[:300] or "unknown error"
+        call = line.find("An error occurred while calling")
+        if call >= 0:  # what Java said is on a later line
+            line = said(text[text.index(line) + call:])
+    return unframed(line)[:LIMIT] or "unknown error"
 
 
 _FILE = re.compile(r"\b(?:file|hdfs|s3a?|abfss?|gs):\S+?\.parq(?:uet)?\b")

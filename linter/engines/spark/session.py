@@ -572,18 +572,9 @@ def _jvm_said(log: Path | None, start: int) -> str | None:
     return f"the Java VM did not start: {cause[:300]} (the JVM's log: {log}); check --conf spark.driver.* and JAVA_HOME"
 
 
-_JAVA_CLASS = re.compile(r"^(?:[a-z_$][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error): ")
-
-
 def _first_line(exc: BaseException) -> str:
     """The cause: for a call into the JVM, what Java said (``Asked to run locally
     with 0 threads``), not Py4J's "An error occurred while calling None.org...."."""
-    text = str(exc).strip() or type(exc).__name__
-    lines = text.splitlines()
-    if lines[0].startswith("An error occurred while calling"):
-        said = next((line[2:] for line in lines[1:] if line.startswith(": ")), "")
-        while _JAVA_CLASS.match(said):  # "org.apache.spark.SparkException: " prefixes, nested too
-            said = _JAVA_CLASS.sub("", said, count=1)
-        if said.strip():
-            return said.strip()[:300]
-    return lines[0][:300]
+    from linter.engines.spark.java_text import said
+
+    return said(str(exc)) or type(exc).__name__
