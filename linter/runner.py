@@ -12,8 +12,8 @@ from linter.collector import collector_paused
 from linter.config import CONFIG_NAME, Config, Discovery, check_options, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
 from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, severity_counts, sort_findings
-from linter.loading import InputError, LoadedFile, discover, display_path, display_paths, load_file, load_text, \
-    real_path  # noqa: F401 - display_path: part of this module's API (engines, reports)
+from linter.loading import InputError, LoadedFile, discover, display_path, display_paths, foreign_inventory, \
+    load_file, load_text, real_path  # noqa: F401 - display_path: part of this module's API (engines, reports)
 from linter.loading.scope import is_own_file
 from linter.policy.packs import Rule, load_rules
 from linter.suffixes import PARQUET_SUFFIXES
@@ -305,6 +305,9 @@ def _lint_one(options: Options, progress) -> Result:
                    if context_real[os.fspath(p)] not in requested_real]
     progress.stage("load", total=len(requested) + len(context), unit="files")
     loaded, skipped = [], []
+    foreign = [p for p in inventories if foreign_inventory(p)]  # another tool's JSON Lines: skipped, as estate skips it
+    skipped.extend(display_paths(foreign))
+    inventories = [p for p in inventories if p not in foreign]
     texts = options.texts or {}
     for path in requested:
         display = display_path(path)
@@ -389,12 +392,12 @@ def _outside(paths: list[str], root) -> list[str]:
 
 
 def nothing_to_lint(paths: list[str], skipped: int, flag: bool = True) -> str:
-    """Why a run found nothing to lint (``skipped``: the other tools' YAML files it
-    skipped; ``flag``: the command has --allow-empty, as `check` has)."""
+    """Why a run found nothing to lint (``skipped``: the other tools' YAML and JSON
+    Lines files it skipped; ``flag``: the command has --allow-empty, as `check` has)."""
     where = ", ".join(paths) or "."
     allow = "pass --allow-empty (allow_empty: true in .exlint.yaml)" if flag else "set allow_empty: true in .exlint.yaml"
     if skipped:
-        return (f"{where}: no exlint documents ({skipped} YAML file(s) skipped: none has apiVersion exlint/... "
+        return (f"{where}: no exlint documents ({skipped} file(s) skipped: none has apiVersion exlint/... "
                 f"or a kind exlint knows); name a file to lint it anyway, or {allow} when an empty run should pass")
     return (f"{where}: no YAML files (*.yaml, *.yml) to lint; check the path, or pass --allow-empty "
             f"(allow_empty: true in .exlint.yaml) when an empty run should pass")

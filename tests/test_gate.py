@@ -181,7 +181,7 @@ def test_a_path_with_no_yaml_is_exit_2_unless_allowed(tmp_path):
 def test_only_foreign_yaml_is_exit_2(tmp_path):
     write(tmp_path / "mkdocs.yml", FOREIGN["mkdocs.yml"])
     result = invoke("check", tmp_path)
-    assert result.exit_code == 2 and "no exlint documents (1 YAML file(s) skipped" in result.stderr
+    assert result.exit_code == 2 and "no exlint documents (1 file(s) skipped" in result.stderr
 
 
 def test_unreadable_directory_is_exit_2(repo, monkeypatch):

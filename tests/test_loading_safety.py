@@ -301,6 +301,27 @@ def test_inventory_files_in_a_walked_folder_are_noted_never_dropped_silently(tmp
     assert "only inventories" in completed.stderr.decode() and "exlint estate" in completed.stderr.decode()
 
 
+def test_another_tools_json_lines_in_a_walk_is_skipped_and_counted_not_noted(tmp_path, monkeypatch):
+    # as a walked CI workflow is: a log export beside the estate is no inventory of exlint's
+    root = estate(tmp_path)
+    (root / "servers" / "app-log.jsonl").write_text('{"ts": 1, "msg": "started", "kind": "event"}\n{"ts": 2}\n')
+    walked = check(root, monkeypatch=monkeypatch)
+    assert [note for note in walked.notes if "app-log" in note] == []
+    assert walked.skipped == ["servers/app-log.jsonl"]
+    completed = run("check", ".", cwd=root)
+    assert "1 file(s) skipped: not exlint documents" in completed.stdout.decode(), completed.stdout.decode()
+    # named, it is always read: each line a document, so EXL004 says what it lacks
+    named = run("check", "--format", "json", "servers/app-log.jsonl", cwd=root)
+    rules = [f["rule"] for f in json.loads(named.stdout)["findings"]]
+    assert rules and set(rules) == {"EXL004"}, rules
+    # a folder of another tool's JSON Lines only: nothing to lint, said so
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "events.ndjson").write_text('{"event": "x"}\n')
+    completed = run("check", str(only), cwd=tmp_path)
+    assert completed.returncode == 2 and "1 file(s) skipped" in completed.stderr.decode(), completed.stderr
+
+
 def test_the_json_report_of_a_walk_with_a_dangling_link_holds_every_file(tmp_path):
     root = estate(tmp_path)
     os.symlink("gone.yaml", root / "stores" / "x.yaml")

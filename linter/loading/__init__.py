@@ -367,6 +367,16 @@ def is_inventory_name(name: str) -> bool:
     return name.lower().endswith(JSONL_SUFFIXES + PARQUET_SUFFIXES) and not name.startswith(("_", "."))
 
 
+def foreign_inventory(path) -> bool:
+    """Whether a walked JSON Lines file is another tool's: its head (SNIFF_BYTES)
+    names no ``apiVersion`` of ``exlint/…`` and no kind exlint knows, as a walked
+    YAML file is another tool's (a log export, a data set beside the estate). Such a
+    file is skipped in a walk by check and estate alike, and counted as skipped; a
+    file named is always read. Parquet files are not sniffed: their kind is in
+    their columns, which Spark reads."""
+    return os.fspath(path).lower().endswith(JSONL_SUFFIXES) and not claims_exlint(_head(path, SNIFF_BYTES))
+
+
 def walked_folder(path: str) -> bool:
     """Whether a walk enters this folder: not version control's, node_modules or a
     Python virtual environment (a folder holding pyvenv.cfg). Every walk of exlint's
@@ -452,7 +462,7 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
                     if loops is not None and getattr(candidate, "refusal", "").startswith("a symbolic link loop"):
                         loops.append(os.fspath(candidate))
                     elif inventories is not None and is_inventory_name(name):
-                        inventories.append(os.fspath(candidate))
+                        inventories.append(os.fspath(candidate))  # foreign ones: runner counts them skipped
                     continue
                 if getattr(candidate, "refusal", ""):  # never followed: its own identity
                     found.append((candidate, os.path.abspath(candidate), False))

@@ -167,6 +167,24 @@ def test_an_unknown_rule_id_is_exit_2_before_spark_starts(defective_estate, tmp_
     assert "start Spark" not in done.stderr
 
 
+def test_another_tools_json_lines_in_a_walk_is_skipped_as_check_skips_it(spark, tmp_path, monkeypatch):
+    # estate reads a walked JSON Lines file only when its head says it is exlint's
+    line = json.dumps({"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "contoso"},
+                       "spec": {"hierarchies": [{"name": "Public Folders", "type": "MAPI"}]}})
+    (tmp_path / "estate.jsonl").write_text(line + "\n")
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "app.jsonl").write_text('{"ts": 1, "kind": "event"}\n{"ts": 2}\n')
+    monkeypatch.chdir(tmp_path)
+    walked = CliRunner().invoke(cli, ["estate", ".", "--format", "json", "--quiet", "--fail-on", "never"])
+    assert walked.exit_code == 0, walked.output
+    data = json.loads(walked.stdout)
+    assert {f["file"] for f in data["findings"]} <= {"estate.jsonl"}, data["findings"]
+    assert data["summary"]["skipped"] == 1 and data["summary"]["records_in"] == 1, data["summary"]
+    named = CliRunner().invoke(cli, ["estate", "logs/app.jsonl", "--format", "json", "--quiet", "--fail-on", "never"])
+    rules = [f["rule"] for f in json.loads(named.stdout)["findings"]]
+    assert rules and set(rules) == {"EXL004"}, named.output  # named, it is read: each line a document
+
+
 def test_only_other_tools_yaml_is_exit_2(spark, tmp_path, monkeypatch):
     # as `check`: a wrong path never passes silently
     (tmp_path / ".github" / "workflows").mkdir(parents=True)
@@ -174,7 +192,7 @@ def test_only_other_tools_yaml_is_exit_2(spark, tmp_path, monkeypatch):
     (tmp_path / "compose.yaml").write_text("services: {}\n")
     monkeypatch.chdir(tmp_path)
     done = CliRunner().invoke(cli, ["estate", ".", "--quiet"])
-    assert done.exit_code == 2 and "no exlint documents (2 YAML file(s) skipped" in done.stderr, done.output
+    assert done.exit_code == 2 and "no exlint documents (2 file(s) skipped" in done.stderr, done.output
     (tmp_path / ".exlint.yaml").write_text("allow_empty: true\n")
     assert CliRunner().invoke(cli, ["estate", ".", "--quiet"]).exit_code == 0
 

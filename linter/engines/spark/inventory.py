@@ -25,7 +25,7 @@ from linter.collector import collector_paused
 from linter.engines.spark import records as rows
 from linter.findings import Finding
 from linter.loading import JSONL_SUFFIXES, Document, InputError, RefusedPath, broken_link, checked, discover, \
-    is_inventory_name, load_file, walk_files
+    foreign_inventory, is_inventory_name, load_file, walk_files
 from linter.loading.jsonl import line_document, line_item
 from linter.loading.scope import is_own_file
 from linter.estate import is_unnamed_organization
@@ -251,6 +251,8 @@ def _documents_rows(emit: Emitter, est: int, display: str, items, first_chunk: b
 
 def _jsonl_rows(emit: Emitter, task) -> list:
     est, path, display, start, end, first_line = task
+    if end < 0:  # jsonl_tasks found it to be another tool's JSON Lines
+        return [emit.stats(est, 0, 0, 0, 0, skipped=1)]
     items = []
     with open(path, "rb") as handle:
         handle.seek(start)
@@ -276,10 +278,16 @@ def chunk_bytes(total: int, parallelism: int) -> int:
     return chunk
 
 
+FOREIGN = -1  # a task's end that marks another tool's JSON Lines file: nothing to parse
+
+
 def jsonl_tasks(inputs: list[InputFile], chunk: int = CHUNK_BYTES) -> list[tuple]:
     """Line-aligned byte ranges of each JSON Lines file, with their first line number."""
     tasks = []
     for item in inputs:
+        if item.walked and foreign_inventory(item.path):  # skipped as check skips it: one task says so
+            tasks.append((item.estate, item.path, item.display, 0, FOREIGN, 1))
+            continue
         try:
             size = os.path.getsize(item.path)
             handle = open(item.path, "rb")
