@@ -27,7 +27,9 @@ class Estate:
 
     @property
     def has_documents(self) -> bool:
-        return bool(self.modelled) or self.context_documents > 0
+        """Whether the estate holds a document, whether or not it could be modelled (an
+        unknown kind is still a document: EXL008's "at least one document")."""
+        return bool(self.documents) or self.context_documents > 0
 
     def lookup(self, table: str, name):
         if name is None:

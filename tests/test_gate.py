@@ -349,6 +349,17 @@ def test_paths_of_two_config_repos_are_each_linted_with_their_own_references(tmp
     assert invoke("check", "--format", "json", east).exit_code == 0
 
 
+def test_two_config_repos_without_an_organization_are_two_exl008s(tmp_path):
+    # each repo is an estate of its own: one EXL008 for both (they read alike) lost one, as estate does not
+    for estate, server in (("east", "EX10-A"), ("west", "EX10-B")):
+        write(tmp_path / estate / ".exlint.yaml", "{}\n")
+        write(tmp_path / estate / "server.yaml", SERVER.format(name=server))
+    result = invoke("check", "--format", "json", "--fail-on", "never", tmp_path / "east", tmp_path / "west")
+    body = json.loads(result.stdout)
+    assert [f["rule"] for f in body["findings"] if f["rule"] == "EXL008"] == ["EXL008", "EXL008"], body["findings"]
+    assert body["summary"]["error"] == sum(f["severity"] == "error" for f in body["findings"])
+
+
 # --------------------------------------------------------------------- colour
 
 @pytest.mark.parametrize("args,env,coloured", [

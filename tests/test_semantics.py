@@ -237,6 +237,20 @@ def test_a_value_in_a_form_the_schema_rejects_is_one_finding(patch, path):
     assert [f.rule for f in found] == ["EXL003"], [(f.rule, f.message) for f in found]
 
 
+@pytest.mark.parametrize("value", ["se", " 2010", "2010 ", "Se"])
+def test_a_version_the_schema_rejects_is_no_release_to_the_rules(value):
+    # EXL003 says how to write it; no rule reads `se` as SE or " 2010" as 2010 beside it
+    # a 2010 store writing Track Duplicates is DUP005's: only while its server's version is read
+    store = {"PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {"Track Duplicates (in hours)": 24}}}}
+    unreadable = lint({"Server/EX10-LON-01": {"spec": {"version": "Exchange 2010"}}, **store})
+    found = lint({"Server/EX10-LON-01": {"spec": {"version": value}}, **store})
+    assert [f.rule for f in found if f.path == "spec.version"] == ["EXL003"], found
+
+    def others(findings):
+        return sorted((f.rule, f.path, f.entity) for f in findings if f.rule != "EXL003")
+    assert others(found) == others(unreadable)
+
+
 @pytest.mark.parametrize("patch, path, known", [
     (_connector(connectionTimeout="00:15:00"), "spec.receiveConnectors[0].connectionTimeout", "ConnectionTimeout"),
     ({"Server/EX10-LON-01": {"spec": {"sendConnectors": [{"name": "S1", "ConnectionInactivityTimeout": "2.00:00:00"}]}}},

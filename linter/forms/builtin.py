@@ -60,7 +60,7 @@ def spark(model: "Model", rule: "Rule", check: "Check") -> list[str]:
 
 
 def _organization_count_spark(model: "Model", rule: "Rule") -> list[str]:
-    """EXL008: no Organization (while documents were modelled), or several."""
+    """EXL008: no Organization (while the estate holds documents), or several."""
     # the SQL compiler is loaded only by the Spark engine (exlint check never loads it)
     from linter.engines.spark import forms
     from linter.engines.spark.compile import Rec
@@ -68,7 +68,7 @@ def _organization_count_spark(model: "Model", rule: "Rule") -> list[str]:
 
     parts = []
     absent = [est for est in model.estates
-              if model.organizations.get(est, 0) == 0 and model.linted.get(est, 0) > 0]
+              if model.organizations.get(est, 0) == 0 and model.documents.get(est, 0) > 0]
     if absent:  # about no record: no position (forms.place)
         values = ", ".join(f"({est})" for est in absent)
         parts.append(f"SELECT `_est`, CAST(NULL AS BIGINT) AS `_rid`, {string(rule.id)} AS `rule`, "

@@ -20,7 +20,7 @@ _INT64 = 2**63
 _SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
 
 VERSION_RANK = {"2000": 2000, "2003": 2003, "2007": 2007, "2010": 2010, "2013": 2013,
-                "2016": 2016, "2019": 2019, "se": 2025}
+                "2016": 2016, "2019": 2019, "SE": 2025}
 
 
 def parse_duration(value) -> float | None:
@@ -70,6 +70,10 @@ def parse_size(value) -> int | None:
 
 
 def version_rank(value) -> int | None:
-    if isinstance(value, bool):
+    """The release rank of a version written as the schema takes it (``2010``, ``"2010"``,
+    ``SE``); None for anything else, which EXL003 reports (``se``, ``" 2010"``): the
+    rules then stand down on it rather than read it as a release (one problem, one
+    finding)."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
         return None
-    return VERSION_RANK.get(str(value).strip().lower())
+    return VERSION_RANK.get(str(value))

@@ -34,6 +34,10 @@ MALFORMED = (
     b'{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX-\xff"}}\n'
 )
 
+# an estate whose one document is of a kind exlint does not know: it still holds a document
+UNKNOWN_KIND = b"apiVersion: exlint/v1\nkind: Widget\nmetadata: {name: w1}\nspec: {}\n"
+UNKNOWN_KIND_LINE = b'{"apiVersion": "exlint/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {}}\n'
+
 
 def _generated(tmp: Path) -> EstateSpec | None:
     try:
@@ -54,6 +58,8 @@ def batch(spark, tmp_path_factory):
     specs += [as_format(samples, "jsonl", "inventory.jsonl"), as_format(samples, "parquet", "inventory.parquet"),
               as_format(samples, "parquet-columns", "columns.parquet")]
     specs.append(EstateSpec("malformed", [("broken.jsonl", MALFORMED)], "jsonl"))
+    specs.append(EstateSpec("unknown-kind-only", [("widget.yaml", UNKNOWN_KIND)], "yaml"))
+    specs.append(EstateSpec("unknown-kind-only as jsonl", [("widget.jsonl", UNKNOWN_KIND_LINE)], "jsonl"))
     generated = _generated(tmp)
     if generated is not None:
         specs.append(generated)
@@ -152,3 +158,10 @@ def test_large_inventory_settings_give_the_same_findings(spark, tmp_path, monkey
     for spec in specs:
         expected = local_findings(spec, RULES)
         assert found[spec.name] == expected, spec.name
+
+
+@pytest.mark.parametrize("name", ["unknown-kind-only", "unknown-kind-only as jsonl"])
+def test_an_estate_of_one_unknown_kind_document_has_no_organization(batch, name):
+    # rules.md: EXL008 fires when the estate holds at least one document but no Organization
+    findings = _compare(batch, name)
+    assert sorted(f[0] for f in findings) == ["EXL004", "EXL008"], findings

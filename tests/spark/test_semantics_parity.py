@@ -37,6 +37,9 @@ CASES = {
         "PublicFolderDatabase/PFDB-LON": {"spec": {"replication": {"Replication Message Size Limit": "1.5KB"}}},
         "Server/EX10-LON-01": {"spec": {"receiveConnectors": [{"name": "R1", "ConnectionTimeout": "15M",
                                                                 "connectionInactivityTimeout": "00:07:00"}]}}}},
+    # a version the schema rejects (`se`) is EXL003 alone: no rule reads it as a release
+    "version-lower-case": {"patch": {"Server/EX10-LON-01": {"spec": {"version": "se"}}, "PublicFolderDatabase/PFDB-LON": {
+        "spec": {"registry": {"Track Duplicates (in hours)": 24}}}}},
     # a name holding a placeholder's text is shown as written (Check.fill), not filled in turn
     "braced-name": {"patch": {"Server/EX10-LON-01": {"spec": {"receiveConnectors": [
         {"name": "Relay {server} {name}", "ConnectionTimeout": "00:05:00", "ConnectionInactivityTimeout": "00:05:00"}]}}}},
