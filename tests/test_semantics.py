@@ -391,6 +391,23 @@ def test_a_distinguished_name_is_named_by_its_first_cn_wherever_it_stands():
     assert "BKF001" in rules_of(found) and "BKF002" not in rules_of(found), [(f.rule, f.message) for f in found]
 
 
+@pytest.mark.parametrize("store, source", [
+    ("Store, One", r"CN=Store\2C One,CN=First Storage Group,DC=contoso,DC=com"),  # RFC 4514: a byte in hex
+    ("Store, One", r"CN=Store\, One,DC=contoso,DC=com"),
+    ("PFDB+PAR", r"CN=PFDB\+PAR,OU=Stores,DC=contoso,DC=com"),
+    ("Store, One", 'CN="Store, One",DC=contoso,DC=com'),  # RFC 1779's quotes
+    ("Café", r"CN=Caf\C3\A9,DC=contoso,DC=com"),  # UTF-8 bytes in hex
+])
+def test_a_distinguished_name_is_read_with_its_escapes(store, source):
+    # an escaped first CN names the store it unescapes to: BKF002 said no such store
+    added = {"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase", "metadata": {"name": store},
+             "spec": {"server": "EX10-PAR-01", "hierarchy": "Public Folders", "emailAddress": "x@contoso.com"}}
+    found = lint({"add": [added], "patch": {
+        "PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {"Preferred Backfill Source": source}}}}})
+    mine = [f.rule for f in found if f.entity and f.entity.name == "PFDB-LON"]
+    assert "BKF001" in mine and "BKF002" not in mine, [(f.rule, f.message) for f in found]
+
+
 def test_an_empty_list_written_is_read_not_unreadable():
     # the guard is for values exlint cannot read: an empty list is a list, and REP003's
     assert "REP003" in rules_of(lint({"PublicFolder//Sales": {"spec": {"replicas": []}}}))

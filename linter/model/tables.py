@@ -78,6 +78,45 @@ _WHOLE_FLOAT_TYPES = ("int", "size", "version")
 _RDN = re.compile(r"^[A-Za-z][A-Za-z0-9-]*\s*=")  # CN=..., OU=..., DC=...
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def dn_attributes(dn: str) -> list[tuple[str, str]]:
+    """(type, value) of each attribute of a distinguished name, in order, its value
+    unescaped as RFC 4514 writes it: ``\\,`` ``\\+`` ``\\\\`` and the other specials
+    behind a backslash, ``\\2C`` a byte in hex (UTF-8), a value in double quotes (RFC
+    1779). RDNs end at an unescaped ``,`` (or ``;``), multi-valued ones join at ``+``."""
+    out: list[tuple[str, str]] = []
+    attribute, value, in_value, quoted, i = [], bytearray(), False, False, 0
+    while i <= len(dn):
+        char = dn[i] if i < len(dn) else None
+        if char is None or (not quoted and char in ",;+"):
+            if in_value:
+                out.append(("".join(attribute).strip(), value.decode("utf-8", "replace")))
+            attribute, value, in_value = [], bytearray(), False
+        elif not in_value:
+            if char == "=":
+                in_value = True
+            else:
+                attribute.append(char)
+        elif char == "\\" and i + 1 < len(dn):
+            pair = dn[i + 1:i + 3]
+            if len(pair) == 2 and set(pair) <= _HEX:
+                value.append(int(pair, 16))
+                i += 2
+            else:
+                value.extend(dn[i + 1].encode("utf-8"))
+                i += 1
+        elif char == '"' and not value.strip():
+            quoted = True
+        elif char == '"' and quoted:
+            quoted = False
+        else:
+            value.extend(char.encode("utf-8"))
+        i += 1
+    return out
+
+
 def convert(type_: str, raw: Any) -> Any:
     """The typed value of a raw YAML/JSON value, or None when it does not fit the type."""
     if raw is None:
@@ -93,10 +132,9 @@ def convert(type_: str, raw: Any) -> Any:
             return None
         text = raw.strip()
         if _RDN.match(text):  # a distinguished name: its first CN= names it, wherever it stands
-            for rdn in re.split(r"(?<!\\),", text):
-                rdn = rdn.strip()
-                if rdn[:3].lower() == "cn=":
-                    return rdn[3:].replace("\\,", ",").strip().lower() or None
+            for attribute, value in dn_attributes(text):
+                if attribute.lower() == "cn":
+                    return value.strip().lower() or None
         return text.lower() or None
     if type_ in ("text", "enum", "date"):
         return raw if isinstance(raw, str) else None
