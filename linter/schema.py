@@ -508,6 +508,8 @@ def readable_entity(data) -> Entity | None:
         return None
     kind, metadata = data.get("kind"), data.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
+    if isinstance(name, int) and not isinstance(name, bool):
+        name = str(name)  # `name: 2010` is EXL003's (a name is text), and still tells which document it is
     if isinstance(kind, str) and kind.strip() and isinstance(name, str) and name.strip():
         return Entity(kind, name)
     return None

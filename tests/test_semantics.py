@@ -51,6 +51,14 @@ def test_unknown_api_version_names_its_document():
     assert [f.entity for f in found] == [Entity("Server", "EX10-LON-09")]
 
 
+def test_a_duplicate_key_names_a_document_whose_name_is_a_number():
+    # `name: 2010` is EXL003's (names are text), and still the name the finding can be owned by
+    found = lint({"yaml": "apiVersion: exlint/v1\nkind: Server\nmetadata: {name: 2010}\n"
+                          "spec:\n  site: London\n  site: Paris\n"})
+    duplicates = [f for f in found if f.rule == "EXL002"]
+    assert duplicates and all(f.entity == Entity("Server", "2010") for f in duplicates), duplicates
+
+
 def test_a_missing_api_version_is_one_finding_naming_its_document():
     text = "kind: Server\nmetadata: {name: EX10-LON-09}\nspec: {version: '2010'}\n"
     found = [f for f in lint({"yaml": text}) if f.file.endswith("raw.yaml") and f.rule in ("EXL003", "EXL004")]
