@@ -26,6 +26,8 @@ def test_a_registry_value_in_another_case_is_judged_where_it_is_written(estate):
     assert sorted(f["rule"] for f in found) == ["DUP001", "EXL005"], found
     line = next(n for n, text in enumerate((estate / STORE).read_text().splitlines(), 1) if "5000" in text)
     assert {(f["rule"], f["line"]) for f in found} == {("DUP001", line), ("EXL005", line)}
+    # the path is the key as written: one that a tool resolving it against the YAML finds
+    assert {f["path"] for f in found} == {"spec.registry.track duplicates (in hours)"}, found
     exl005 = next(f for f in found if f["rule"] == "EXL005")
     assert "ignores" not in exl005["message"] and "only in case" in exl005["message"]
 

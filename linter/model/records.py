@@ -63,7 +63,7 @@ def _registry_value_in_other_case(record: dict, spec: FieldSpec, container: Any)
     """A registry value written under its name in another case (``track duplicates
     (in hours)``): Windows reads registry value names case-insensitively, so Exchange
     reads it and the rules judge it (EXL005 asks for the name as exlint knows it).
-    The record's marks gain the known name's path, so findings point at the value."""
+    Findings point at the key as written (linter.policy.locate.written_path)."""
     values = _get(container, spec.path[:-1])
     if not isinstance(values, dict):
         return _MISSING
@@ -71,12 +71,6 @@ def _registry_value_in_other_case(record: dict, spec: FieldSpec, container: Any)
     written = next((k for k in values if isinstance(k, str) and k.casefold() == wanted), None)
     if written is None:
         return _MISSING
-    prefix = record["_prefix"] + "." if record["_prefix"] else ""
-    marks, known = record["_marks"], prefix + format_path(spec.path)
-    same = prefix + format_path(spec.path[:-1] + (written,))
-    moved = {path.replace(same, known, 1): mark for path, mark in marks.items()
-             if path == same or path.startswith(same + ".") or path.startswith(same + "[")}
-    record["_marks"] = {**marks, **moved}  # a copy: the document's marks are shared
     return values[written]
 
 

@@ -33,14 +33,32 @@ def candidate_paths(prefix: str, relative: tuple) -> list[str]:
     return [format_path(full[:cut]) for cut in range(len(full), -1, -1)]
 
 
+# Registry value names are read in any case (Windows does; linter.model.records): a
+# finding about one points at the key as written. The Spark engine's forms.place says
+# the same in SQL (lower(), as Spark lower-cases).
+REGISTRY = "spec.registry."
+
+
+def written_path(marks: dict, path: str) -> str | None:
+    """``path`` as the record's marks hold it: itself, or for a registry value the
+    first key written that differs from it only in case; None when neither is."""
+    if path in marks:
+        return path
+    if path.startswith(REGISTRY):
+        wanted = path.lower()
+        return next((key for key in marks if key.startswith(REGISTRY) and key.lower() == wanted), None)
+    return None
+
+
 def locate(record: dict, relative: tuple) -> tuple[str | None, int, int]:
     """(reported path, line, column): the value's own position, else its nearest
     written ancestor's (a missing setting is reported where it would be added)."""
     marks = record["_marks"]
     for path in candidate_paths(record["_prefix"], relative):
-        mark = marks.get(path)
-        if mark is not None:
-            return (path or None), mark[0], mark[1]
+        written = written_path(marks, path)
+        if written is not None:
+            mark = marks[written]
+            return (written or None), mark[0], mark[1]
     return None, record["_line"], record["_column"]
 
 

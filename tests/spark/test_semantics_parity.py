@@ -37,6 +37,10 @@ CASES = {
         "PublicFolderDatabase/PFDB-LON": {"spec": {"replication": {"Replication Message Size Limit": "1.5KB"}}},
         "Server/EX10-LON-01": {"spec": {"receiveConnectors": [{"name": "R1", "ConnectionTimeout": "15M",
                                                                 "connectionInactivityTimeout": "00:07:00"}]}}}},
+    # a registry value named in another case: judged, and pointed at as written
+    "registry-other-case": {"patch": {"PublicFolderDatabase/PFDB-EX03": {
+        "spec": {"registry": {"Track Duplicates (in hours)": None,  # (null removes the key written as known)
+                              "track duplicates (IN HOURS)": 5000, "replication send status TIMEOUT": 3600}}}}},
     # a version the schema rejects (`se`) is EXL003 alone: no rule reads it as a release
     "version-lower-case": {"patch": {"Server/EX10-LON-01": {"spec": {"version": "se"}}, "PublicFolderDatabase/PFDB-LON": {
         "spec": {"registry": {"Track Duplicates (in hours)": 24}}}}},
@@ -118,3 +122,10 @@ def test_jsonl_duplicate_key_names_its_document_in_spark(batch):
     _, found = batch
     duplicates = [f for f in found["jsonl-duplicate"] if f[0] == "EXL002"]
     assert duplicates and all(f[7:] == ("Server", "EX-C") for f in duplicates)
+
+
+def test_a_registry_value_in_another_case_is_pointed_at_as_written_in_spark(batch):
+    _, found = batch
+    paths = {f[0]: f[6] for f in found["registry-other-case"] if f[0] in ("DUP001", "STS004")}
+    assert paths == {"DUP001": "spec.registry.track duplicates (IN HOURS)",
+                     "STS004": "spec.registry.replication send status TIMEOUT"}, found["registry-other-case"]

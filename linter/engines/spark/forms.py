@@ -19,6 +19,7 @@ from linter.engines.spark.model import Model
 from linter.engines.spark.records import POSITION
 from linter.engines.spark.sqltext import q, string
 from linter.findings import format_path
+from linter.policy.locate import REGISTRY
 
 if TYPE_CHECKING:
     from linter.policy.packs import Check, Rule
@@ -83,7 +84,13 @@ def place(model: Model, fired_view: str) -> str:
               f"LEFT SEMI JOIN ({ids}) AS {q(a + 'ids')} ON `_est` = {q(a + 'ie')} AND `_rid` = {q(a + 'ir')}")
     joined = (f"SELECT * FROM {q(fired_view)} AS {q(a + 'f')} LEFT JOIN ({picked}) AS {q(a + 'p')} "
               f"ON {q(a + 'f')}.`_est` = {q(a + 'pe')} AND {q(a + 'f')}.`_rid` = {q(a + 'pr')}")
-    hit = f"filter(`cands`, {var} -> element_at(`_marks`, {var}) IS NOT NULL)[0]"
+    key = model.lambda_var()
+    # a candidate as written (linter.policy.locate.written_path): itself, or a registry value's key in another case
+    registry = string(REGISTRY)
+    written = (f"CASE WHEN element_at(`_marks`, {var}) IS NOT NULL THEN {var} "
+               f"WHEN substr({var}, 1, {len(REGISTRY)}) = {registry} THEN filter(map_keys(`_marks`), {key} -> "
+               f"substr({key}, 1, {len(REGISTRY)}) = {registry} AND lower({key}) = lower({var}))[0] END")
+    hit = f"filter(transform(`cands`, {var} -> {written}), {var} -> {var} IS NOT NULL)[0]"
     found = f"SELECT *, {hit} AS {q(a + 'hit')} FROM ({joined}) AS {q(a + 'in')}"
     mark = f"element_at(`_marks`, {q(a + 'hit')})"
     has_entity = "(`_entity` IS NOT NULL AND `_entity` <> '')"
