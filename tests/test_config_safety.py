@@ -154,6 +154,8 @@ def test_a_rule_dir_inside_the_repository_is_read(tmp_path, monkeypatch):
     # past 64 bits: left to the rule's expression, the error named exlint's own rule pack
     ("9223372036854775808", "options: DUP002 threshold_hours is 9223372036854775808: it must fit in 64 bits"),
     ("'many'", "option 'threshold_hours' of DUP002 is 'many': it must be a number"),
+    # YAML 1.1's base-60 (360 hours) is no number here, as in the documents: said, never shifted silently
+    ("6:00", "option 'threshold_hours' of DUP002 is '6:00': it must be a number"),
 ])
 def test_a_bad_option_value_names_the_file_position_and_value(tmp_path, monkeypatch, value, expected):
     root = repo(tmp_path, f"options:\n  DUP002:\n    threshold_hours: {value}\n")
@@ -172,6 +174,14 @@ def test_a_good_option_value_applies(tmp_path, monkeypatch):
     root = repo(tmp_path, "options: {DUP002: {threshold_hours: 0}}\n")
     monkeypatch.chdir(root)
     assert lint(Options(paths=["."], use_cache=False)).rules["DUP002"].options["threshold_hours"] == 0
+
+
+@pytest.mark.parametrize("written, value", [("0170", 170), ("0168", 168), ("012", 12)])
+def test_a_leading_zero_option_is_read_as_written_not_octal(tmp_path, monkeypatch, written, value):
+    # as documents read it (README: 0170 is 170); YAML 1.1 made it 120 (and 0168 text)
+    root = repo(tmp_path, f"options: {{DUP002: {{threshold_hours: {written}}}}}\nthresholds: {{}}\n")
+    monkeypatch.chdir(root)
+    assert lint(Options(paths=["."], use_cache=False)).rules["DUP002"].options["threshold_hours"] == value
 
 
 def test_a_character_yaml_forbids_in_the_config_is_placed_by_line_and_column(tmp_path):

@@ -137,6 +137,34 @@ def _key_marks(root) -> dict[tuple, tuple[int, int]]:
     return marks
 
 
+_INT, _FLOAT, _STR = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:str"
+
+
+def _numbers_as_written(root) -> None:
+    """Plain numbers read as a document's values are (linter.loading.nodes), not as
+    YAML 1.1 reads them: ``0170`` is 170, not octal 120 (nor ``0168`` text), and a
+    base-60 ``6:00`` stays the text written, which the configuration then refuses
+    as no number, rather than 360."""
+    from linter.loading.nodes import _LEADING_ZERO
+
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(part for pair in node.value for part in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.ScalarNode) and not node.style:
+            if node.tag in (_INT, _FLOAT) and ":" in node.value:
+                node.tag = _STR
+            elif node.tag in (_INT, _STR) and _LEADING_ZERO.fullmatch(node.value):
+                node.tag, node.value = _INT, str(int(node.value.replace("_", ""), 10))
+
+
 def load_marked(text):
     """:func:`load`, refusing a key written twice in a mapping (DuplicateKeyError,
     with its position), and returning where each key is written (see
@@ -148,6 +176,7 @@ def load_marked(text):
         if node is None:
             return None, {}
         marks = _key_marks(node)
+        _numbers_as_written(node)
         return loader.construct_document(node), marks
     finally:
         loader.dispose()
