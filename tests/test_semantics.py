@@ -416,6 +416,15 @@ def test_a_distinguished_name_is_read_with_its_escapes(store, source):
     assert "BKF001" in mine and "BKF002" not in mine, [(f.rule, f.message) for f in found]
 
 
+@pytest.mark.parametrize("written, in_force", [(5000, 24), (1177, 24), (-1, 24), (1176, 1176), (2, 2)])
+def test_dup005_quotes_the_window_in_force(written, in_force):
+    # past 49 days (or negative) Exchange 2000/2003 track for 24 hours, as DUP001 says beside it
+    found = lint({"PublicFolderDatabase/PFDB-EX03": {"spec": {"registry": {
+        "Track Duplicates (in hours)": written, "DeliveredTo Expiration in Hours": 48}}}})
+    messages = [f.message for f in found if f.rule == "DUP005"]
+    assert len(messages) == 1 and f"(in force: {in_force})" in messages[0], messages
+
+
 def test_an_empty_list_written_is_read_not_unreadable():
     # the guard is for values exlint cannot read: an empty list is a list, and REP003's
     assert "REP003" in rules_of(lint({"PublicFolder//Sales": {"spec": {"replicas": []}}}))

@@ -41,6 +41,9 @@ CASES = {
     "registry-other-case": {"patch": {"PublicFolderDatabase/PFDB-EX03": {
         "spec": {"registry": {"Track Duplicates (in hours)": None,  # (null removes the key written as known)
                               "track duplicates (IN HOURS)": 5000, "replication send status TIMEOUT": 3600}}}}},
+    # DUP005 quotes the window in force: 24 hours past 49 days on Exchange 2003
+    "dup005-in-force": {"patch": {"PublicFolderDatabase/PFDB-EX03": {"spec": {"registry": {
+        "Track Duplicates (in hours)": 5000, "DeliveredTo Expiration in Hours": 48}}}}},
     # a version the schema rejects (`se`) is EXL003 alone: no rule reads it as a release
     "version-lower-case": {"patch": {"Server/EX10-LON-01": {"spec": {"version": "se"}}, "PublicFolderDatabase/PFDB-LON": {
         "spec": {"registry": {"Track Duplicates (in hours)": 24}}}}},
