@@ -26,7 +26,9 @@ from pathlib import Path
 from linter import __version__
 from linter.resources import model_tables_file, schemas_dir
 
-FORMAT = 3  # 2: signatures with device, inode and change time; 3: records in marshal
+# 2: signatures with device, inode and change time; 3: records in marshal; 4: versions the schema
+# rejects and blank names read as unreadable (records built by older code are not reused)
+FORMAT = 4
 KEEP_RECORD_CACHES = 8
 
 

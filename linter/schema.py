@@ -270,6 +270,15 @@ def accepts_null(kind: str, path: tuple[str, ...]) -> bool:
             or (isinstance(kinds, list) and "null" in kinds))
 
 
+def rejects_blank(kind: str, path: tuple[str, ...]) -> bool:
+    """Whether the schema refuses a blank text at ``path`` (a name: ``siteFolderServer:
+    ""``). Such a value is EXL003's; the model reads it as unreadable, not as absent,
+    so that no rule also judges the setting missing (one problem, one finding)."""
+    node = _node_at(kind, path)
+    return node is not None and node.get("type") == "string" and (
+        (node.get("minLength") or 0) >= 1 or node.get("pattern") == "\\S")
+
+
 def enum_values(kind: str, path: tuple[str, ...]) -> frozenset | None:
     """The schema's ``enum`` strings at ``path``, or None. Any other value is EXL003's;
     the model reads it as unreadable, as it does an integer out of bounds."""

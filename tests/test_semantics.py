@@ -425,6 +425,22 @@ def test_dup005_quotes_the_window_in_force(written, in_force):
     assert len(messages) == 1 and f"(in force: {in_force})" in messages[0], messages
 
 
+@pytest.mark.parametrize("blank", ["", "   "])
+@pytest.mark.parametrize("patch, path", [
+    (lambda b: {"Organization/contoso": {"spec": {"adminGroups": [
+        {"name": "First Administrative Group", "siteFolderServer": b}]}}}, "spec.adminGroups[0].siteFolderServer"),
+    (lambda b: {"PublicFolderDatabase/PFDB-LON": {"spec": {"server": b}}}, "spec.server"),
+    (lambda b: {"Server/EX10-LON-01": {"spec": {"site": b}}}, "spec.site"),
+])
+def test_a_blank_name_the_schema_refuses_is_one_finding(patch, path, blank):
+    # `siteFolderServer: ""` is EXL003's alone: no HIE006 beside it judging the server left out
+    found = lint(patch(blank))
+    at = [f.rule for f in found if f.path == path]
+    assert at == ["EXL003"], [(f.rule, f.path, f.message) for f in found]
+    unset = lint({"Organization/contoso": {"spec": {"adminGroups": [{"name": "First Administrative Group"}]}}})
+    assert "HIE006" in rules_of(unset)  # left out, the server is missing: HIE006's
+
+
 def test_an_empty_list_written_is_read_not_unreadable():
     # the guard is for values exlint cannot read: an empty list is a list, and REP003's
     assert "REP003" in rules_of(lint({"PublicFolder//Sales": {"spec": {"replicas": []}}}))

@@ -122,6 +122,8 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
         value = None
     if present and spec.choices is not None and not (isinstance(raw, str) and raw in spec.choices):
         unreadable, value = True, None  # `""` too: no value of the enum
+    elif present and spec.no_blank and _blank(raw):
+        unreadable, value = True, None  # `siteFolderServer: ""`: EXL003's, not a server left out
     record[key + "__set"] = None if unreadable or (present and value is None and not _blank(raw)) else present
     if not present and not unreadable:
         value = spec.default

@@ -12,7 +12,7 @@ from linter.loading.fast_yaml import load as _yaml_load
 
 from linter.model import units
 from linter.resources import model_tables_file
-from linter.schema import accepts_null, enum_values, integer_bounds
+from linter.schema import accepts_null, enum_values, integer_bounds, rejects_blank
 
 
 SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count", "dn_name"}
@@ -36,6 +36,8 @@ class FieldSpec:
     nullable: bool = False
     # an enum's values from the schema: any other is EXL003's, unread (one problem, one finding)
     choices: frozenset | None = None
+    # the schema refuses a blank text here (a name): `""` is EXL003's, unread, not absent
+    no_blank: bool = False
 
     @property
     def is_list(self) -> bool:
@@ -189,6 +191,7 @@ def load_tables() -> dict[str, TableSpec]:
                 accepts_null(body["document"], _split(each or "") + _split(spec["path"])),
                 enum_values(body["document"], _split(each or "") + _split(spec["path"]))
                 if type_ == "enum" else None,
+                rejects_blank(body["document"], _split(each or "") + _split(spec["path"])),
             )
         each = body.get("each")
         tables[table_name] = TableSpec(

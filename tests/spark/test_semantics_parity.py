@@ -44,6 +44,9 @@ CASES = {
     # DUP005 quotes the window in force: 24 hours past 49 days on Exchange 2003
     "dup005-in-force": {"patch": {"PublicFolderDatabase/PFDB-EX03": {"spec": {"registry": {
         "Track Duplicates (in hours)": 5000, "DeliveredTo Expiration in Hours": 48}}}}},
+    # a blank name the schema refuses is EXL003's alone (no HIE006 judging the server left out)
+    "blank-site-folder-server": {"patch": {"Organization/contoso": {"spec": {"adminGroups": [
+        {"name": "First Administrative Group", "siteFolderServer": "  "}]}}}},
     # a version the schema rejects (`se`) is EXL003 alone: no rule reads it as a release
     "version-lower-case": {"patch": {"Server/EX10-LON-01": {"spec": {"version": "se"}}, "PublicFolderDatabase/PFDB-LON": {
         "spec": {"registry": {"Track Duplicates (in hours)": 24}}}}},
