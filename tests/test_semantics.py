@@ -441,6 +441,20 @@ def test_a_blank_name_the_schema_refuses_is_one_finding(patch, path, blank):
     assert "HIE006" in rules_of(unset)  # left out, the server is missing: HIE006's
 
 
+SITE_FOLDER_SERVER_WITHOUT_MAPI_STORE = {
+    "add": [{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX10-PAR-09"},
+             "spec": {"version": "2010", "site": "Paris", "adminGroup": "First Administrative Group",
+                      "roles": ["Mailbox", "HubTransport"]}}],
+    "patch": {"Organization/contoso": {"spec": {"adminGroups": [
+        {"name": "First Administrative Group", "siteFolderServer": "EX10-PAR-09"}]}}}}
+
+
+def test_a_site_folder_server_without_a_mapi_store_is_hie006s_alone():
+    # REP009 asked for a replica on "the Public Folders store of EX10-PAR-09", which it has not
+    found = rules_of(lint(SITE_FOLDER_SERVER_WITHOUT_MAPI_STORE))
+    assert "HIE006" in found and "REP009" not in found, found
+
+
 def test_an_empty_list_written_is_read_not_unreadable():
     # the guard is for values exlint cannot read: an empty list is a list, and REP003's
     assert "REP003" in rules_of(lint({"PublicFolder//Sales": {"spec": {"replicas": []}}}))

@@ -47,6 +47,13 @@ CASES = {
     # a blank name the schema refuses is EXL003's alone (no HIE006 judging the server left out)
     "blank-site-folder-server": {"patch": {"Organization/contoso": {"spec": {"adminGroups": [
         {"name": "First Administrative Group", "siteFolderServer": "  "}]}}}},
+    # a site folder server holding no MAPI store is HIE006's alone (no REP009 beside it)
+    "site-folder-server-without-mapi-store": {
+        "add": [{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX10-PAR-09"},
+                 "spec": {"version": "2010", "site": "Paris", "adminGroup": "First Administrative Group",
+                          "roles": ["Mailbox", "HubTransport"]}}],
+        "patch": {"Organization/contoso": {"spec": {"adminGroups": [
+            {"name": "First Administrative Group", "siteFolderServer": "EX10-PAR-09"}]}}}},
     # a version the schema rejects (`se`) is EXL003 alone: no rule reads it as a release
     "version-lower-case": {"patch": {"Server/EX10-LON-01": {"spec": {"version": "se"}}, "PublicFolderDatabase/PFDB-LON": {
         "spec": {"registry": {"Track Duplicates (in hours)": 24}}}}},
