@@ -455,6 +455,18 @@ def test_a_site_folder_server_without_a_mapi_store_is_hie006s_alone():
     assert "HIE006" in found and "REP009" not in found, found
 
 
+LONDON_PAIR_ONE_MISSPELT = {
+    "add": [{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX10-LON-02"},
+             "spec": {"version": "2010", "site": "Londres", "adminGroup": "First Administrative Group",
+                      "roles": ["Mailbox", "HubTransport"]}}]}
+
+
+def test_a_misspelt_site_is_exl007s_not_two_shadow_boundaries():
+    # EX10-LON-02 meant London: its boundary is unknown, so no site boundary is judged
+    found = lint(LONDON_PAIR_ONE_MISSPELT)
+    assert "EXL007" in rules_of(found) and "SHD002" not in rules_of(found), [(f.rule, f.message) for f in found]
+
+
 def test_an_empty_list_written_is_read_not_unreadable():
     # the guard is for values exlint cannot read: an empty list is a list, and REP003's
     assert "REP003" in rules_of(lint({"PublicFolder//Sales": {"spec": {"replicas": []}}}))

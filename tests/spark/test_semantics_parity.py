@@ -54,6 +54,10 @@ CASES = {
                           "roles": ["Mailbox", "HubTransport"]}}],
         "patch": {"Organization/contoso": {"spec": {"adminGroups": [
             {"name": "First Administrative Group", "siteFolderServer": "EX10-PAR-09"}]}}}},
+    # a misspelt site (EXL007) makes no boundary of its own: site boundaries are not judged
+    "misspelt-site": {"add": [{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX10-LON-02"},
+                               "spec": {"version": "2010", "site": "Londres", "adminGroup": "First Administrative Group",
+                                        "roles": ["Mailbox", "HubTransport"]}}]},
     # a version the schema rejects (`se`) is EXL003 alone: no rule reads it as a release
     "version-lower-case": {"patch": {"Server/EX10-LON-01": {"spec": {"version": "se"}}, "PublicFolderDatabase/PFDB-LON": {
         "spec": {"registry": {"Track Duplicates (in hours)": 24}}}}},
