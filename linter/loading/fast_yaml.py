@@ -50,14 +50,24 @@ def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
     """Raise BoundError where ``text`` nests deeper than ``limit``: the C parser's
     event stream is flat (no recursion), so this is safe on any input."""
     depth = 0
-    for event in yaml.parse(text, Loader=_Loader):
-        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-            depth += 1
-            if depth > limit:
-                raise BoundError(f"nesting deeper than {limit} levels; this is not a file exlint reads",
-                                 event.start_mark)
-        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-            depth -= 1
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > limit:
+                    raise BoundError(f"nesting deeper than {limit} levels; this is not a file exlint reads",
+                                     event.start_mark)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except BoundError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        # the libyaml of PyYAML 6.0.4's wheels has a nesting limit of its own, which its
+        # scanner, reading ahead of the events, meets first: the same bound, said the same way
+        if "maximum nesting depth" not in str(exc.problem or ""):
+            raise
+        raise BoundError(f"nesting deeper than {limit} levels; this is not a file exlint reads",
+                         exc.problem_mark) from None
 
 
 def check_bounds_before_compose(text: str) -> None:
