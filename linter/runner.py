@@ -261,7 +261,8 @@ def _merge(results: list[Result]) -> Result:
     decides what fails (``fail_on``), as its root was found first."""
     first = results[0]
     # each repo's findings are its own: two repos without an Organization are two EXL008s (as estate says)
-    merged = Result(sorted([f for r in results for f in r.findings], key=Finding.sort_key), sum(r.files for r in results),
+    findings = sorted((f for r in results for f in r.findings), key=Finding.sort_key)
+    merged = Result(findings, sum(r.files for r in results),
                     sum(r.documents for r in results), first.config, {k: v for r in results for k, v in r.rules.items()},
                     None, first.root, [lf for r in results for lf in r.loaded],
                     {p for r in results for p in r.reported_files},
