@@ -457,35 +457,12 @@ def _oversized_integers(node, path):
         yield path, node
 
 
-def _recased(kind: str, data) -> list[tuple[tuple, str, str]]:
-    """(mapping, key as written, known name) of each registry value written in
-    another case than its known name, that name itself not written: Exchange
-    applies it (Windows reads registry names in any case) and the rules judge it
-    as the known name (linter.model.records), so its value is validated as that
-    name's."""
-    out = []
-    for mapping in NAMED_SETTINGS:
-        if mapping[-1] != "registry":
-            continue
-        values = data
-        for part in mapping:
-            values = values.get(part) if isinstance(values, dict) else None
-        if not isinstance(values, dict):
-            continue
-        cased = {name.casefold(): name for name in known_names(kind, mapping[-1])}
-        for key in values:
-            same = cased.get(key.casefold()) if isinstance(key, str) else None
-            if same is not None and same != key and same not in values:
-                out.append((mapping, key, same))
-    return out
-
-
-def _recased_errors(kind: str, data) -> list[tuple[tuple, str]]:
-    """EXL003 (path, message) of the values ``_recased`` names, checked against the
-    schema of their known name and reported at the key as written."""
-    renames = _recased(kind, data)
-    if not renames:
-        return []
+def _recased_errors(kind: str, data, renames: list[tuple[tuple, str, str]]) -> list[tuple[tuple, str]]:
+    """EXL003 (path, message) of registry values written in another case than their
+    known name, that name itself not written (``renames``: mapping, key as written,
+    known name). Exchange applies them (Windows reads registry names in any case) and
+    the rules judge them as the known name (linter.model.records), so each value is
+    checked against the known name's schema and reported at the key as written."""
     copy = dict(data)
     containers = {}
     for mapping, key, same in renames:
@@ -592,10 +569,6 @@ def validate_document(document) -> tuple[list[Finding], bool]:
                 continue
             seen_paths.add(path)
             findings.append(at(path, "EXL003", message, entity=entity, on_key=unknown))
-    for path, message in _recased_errors(kind, data):
-        if path not in seen_paths:
-            seen_paths.add(path)
-            findings.append(at(path, "EXL003", message, entity=entity))
     for path, value, why in _impossible_dates(kind, data):
         if path not in seen_paths:
             findings.append(at(path, "EXL003", f"{format_path(path)} is {_short(value)}, which is no calendar date "
@@ -610,6 +583,7 @@ def validate_document(document) -> tuple[list[Finding], bool]:
                                f"unknown field {key!r} in {format_path(path)}; did you mean {known!r}? exlint reads "
                                f"a cmdlet parameter by its exact name, so this value is not checked",
                                entity=entity, on_key=True))
+    renames = []  # registry values in another case: validated as their known name's below
     for mapping in NAMED_SETTINGS:
         values = data
         for part in mapping:
@@ -634,6 +608,7 @@ def validate_document(document) -> tuple[list[Finding], bool]:
                     message = (f"registry value name {key!r} names the same value as {same!r} (Windows reads "
                                f"registry names in any case), which is also written: keep one of them")
                 else:
+                    renames.append((mapping, key, same))
                     message = (f"registry value name {key!r} differs from {same!r} only in case: Windows reads "
                                f"registry names in any case, so Exchange applies it and exlint checks it as "
                                f"{same!r}; write the name as {same!r}")
@@ -653,4 +628,7 @@ def validate_document(document) -> tuple[list[Finding], bool]:
                         file, *document.key_position(mapping + (key,)), format_path(mapping + (key,)), entity,
                         extra=(("suggestion", suggestion),) if suggestion else ())
             )
+    for path, message in _recased_errors(kind, data, renames) if renames else ():
+        if path not in seen_paths:
+            findings.append(at(path, "EXL003", message, entity=entity))
     return findings, entity is not None

@@ -49,14 +49,14 @@ def may_nest_deeper(text: str, levels: int) -> bool:
 def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
     """Raise BoundError where ``text`` nests deeper than ``limit``: the C parser's
     event stream is flat (no recursion), so this is safe on any input."""
+    too_deep = f"nesting deeper than {limit} levels; this is not a file exlint reads"
     depth = 0
     try:
         for event in yaml.parse(text, Loader=_Loader):
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 depth += 1
                 if depth > limit:
-                    raise BoundError(f"nesting deeper than {limit} levels; this is not a file exlint reads",
-                                     event.start_mark)
+                    raise BoundError(too_deep, event.start_mark)
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
     except BoundError:
@@ -66,8 +66,7 @@ def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
         # scanner, reading ahead of the events, meets first: the same bound, said the same way
         if "maximum nesting depth" not in str(exc.problem or ""):
             raise
-        raise BoundError(f"nesting deeper than {limit} levels; this is not a file exlint reads",
-                         exc.problem_mark) from None
+        raise BoundError(too_deep, exc.problem_mark) from None
 
 
 def check_bounds_before_compose(text: str) -> None:
@@ -155,7 +154,7 @@ def _numbers_as_written(root) -> None:
     YAML 1.1 reads them: ``0170`` is 170, not octal 120 (nor ``0168`` text), and a
     base-60 ``6:00`` stays the text written, which the configuration then refuses
     as no number, rather than 360."""
-    from linter.loading.nodes import _LEADING_ZERO
+    from linter.loading.nodes import LEADING_ZERO
 
     seen: set[int] = set()
     stack = [root]
@@ -171,7 +170,7 @@ def _numbers_as_written(root) -> None:
         elif isinstance(node, yaml.ScalarNode) and not node.style:
             if node.tag in (_INT, _FLOAT) and ":" in node.value:
                 node.tag = _STR
-            elif node.tag in (_INT, _STR) and _LEADING_ZERO.fullmatch(node.value):
+            elif node.tag in (_INT, _STR) and LEADING_ZERO.fullmatch(node.value):
                 node.tag, node.value = _INT, str(int(node.value.replace("_", ""), 10))
 
 

@@ -99,7 +99,7 @@ MAX_INT_TEXT = 64
 # A leading zero (``0170``): YAML 1.1 reads it as octal (120), or as text when an 8 or 9
 # follows (``0168``); no one writing a registry value or a count means either, and YAML
 # 1.2 and PowerShell read it as decimal
-_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
+LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
 
 
 class OversizedInt(int):
@@ -127,7 +127,7 @@ class OversizedInt(int):
 def _scalar(node: ScalarNode, line_offset: int) -> Any:
     tag = node.tag
     if tag == _TAG + "str":
-        if not node.style and _LEADING_ZERO.fullmatch(node.value):  # plain ("" in C, None in Python)
+        if not node.style and LEADING_ZERO.fullmatch(node.value):  # plain ("" in C, None in Python)
             return int(node.value.replace("_", ""), 10)
         return node.value
     if tag == _TAG + "null":
@@ -140,7 +140,7 @@ def _scalar(node: ScalarNode, line_offset: int) -> Any:
         if tag == _TAG + "int":
             if len(node.value) > MAX_INT_TEXT:
                 return OversizedInt.of(node.value)
-            if _LEADING_ZERO.fullmatch(node.value):  # the text the user wrote, in decimal
+            if LEADING_ZERO.fullmatch(node.value):  # the text the user wrote, in decimal
                 return int(node.value.replace("_", ""), 10)
             return _scalar_constructor.construct_yaml_int(node)
         return _scalar_constructor.construct_yaml_float(node)
