@@ -27,8 +27,9 @@ from linter import __version__
 from linter.resources import model_tables_file, schemas_dir
 
 # 2: signatures with device, inode and change time; 3: records in marshal; 4: versions the schema
-# rejects and blank names read as unreadable (records built by older code are not reused)
-FORMAT = 4
+# rejects and blank names read as unreadable; 5: the parent document of a list item
+# (`org_document`) (records built by older code are not reused)
+FORMAT = 5
 KEEP_RECORD_CACHES = 8
 
 

@@ -37,6 +37,22 @@ def test_references_resolve_with_two_organizations():
     assert "EXL007" not in rules_of(lint({"add": [second, server]}))
 
 
+# a second Organization of the base estate's name, repeating its sites and hierarchy and
+# listing London twice itself
+SAME_NAME_ORG = {"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "Contoso"},
+                 "spec": {"sites": [{"name": "London"}, {"name": "Paris"}, {"name": "london"}],
+                          "hierarchies": [{"name": "Public Folders", "type": "MAPI"}]}}
+
+
+def test_two_organizations_of_one_name_are_two_lists_not_one_listed_twice():
+    # EXL008 says "merge them"; each document's lists are its own: London repeats only in
+    # the second one (before, every site and hierarchy of both was "listed 2 times")
+    found = lint({"add": [SAME_NAME_ORG]})
+    assert [f.entity.name for f in found if f.rule == "EXL008"] == ["contoso", "Contoso"]
+    assert [(f.entity.name, f.path) for f in found if f.rule == "EXL006"] == [
+        ("Contoso", "spec.sites[0].name"), ("Contoso", "spec.sites[2].name")], [(f.rule, f.message) for f in found]
+
+
 def test_duplicate_key_names_its_document():
     text = ("apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
             "  server: EX10-LON-01\n  registry:\n    Background Cleanup (in msecs): 60000\n"
@@ -216,6 +232,15 @@ def test_a_store_listed_again_is_one_finding_per_repeat_the_first_entry_kept():
     found = [f for f in lint({"PublicFolder//Sales": {"spec": {"replicas": replicas}}}) if f.rule == "REP005"]
     # entries 1 and 3 repeat entry 0; PFDB-XX names no store (REP001's, not a duplicate of a store)
     assert [f.path for f in found] == ["spec.replicas[1]", "spec.replicas[3]"]
+
+
+def test_a_single_replica_written_twice_is_said_to_be_one_store():
+    # REP004 counts a store written twice once (REP005 reports the repeat); its message quoted
+    # the list as if it named two replicas ("a single replica (PFDB-LON, pfdb-lon)")
+    found = [f for f in lint({"PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON", "pfdb-lon"]}}})
+             if f.rule in ("REP004", "REP005")]
+    assert sorted(f.rule for f in found) == ["REP004", "REP005"]
+    assert "its replica list, PFDB-LON, pfdb-lon, names one store" in next(f.message for f in found if f.rule == "REP004")
 
 
 def test_repeats_needs_a_list_field():

@@ -210,6 +210,7 @@ def build_records(table: TableSpec, document, data: dict, entity_name: str) -> l
         if table.parent:
             record[table.parent] = entity_name.lower()
             record[table.parent + "__text"] = entity_name
+            record[table.parent_document] = f"{document.file}#{document.index}"
         for spec in table.fields.values():
             _fill_field(record, spec, item)
         out.append(record)

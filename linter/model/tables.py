@@ -58,6 +58,12 @@ class TableSpec:
     # compared with, None for its name)
     facts: dict[str, tuple[str, str, str | None, str | None]] = field(default_factory=dict)
 
+    @property
+    def parent_document(self) -> str | None:
+        """The field naming the parent document itself (its file and place in it): two
+        Organization documents of one name are two lists, not one (EXL006 keys on it)."""
+        return self.parent + "_document" if self.parent else None
+
     def target(self, name: str) -> str | None:
         """The table that the path segment ``name`` leads to from this table's
         records: a reference field's table, or the parent document's."""
@@ -71,6 +77,8 @@ class TableSpec:
             return self.fields[name].type
         if name == "name" or name == self.parent:
             return "name"
+        if name == self.parent_document and name is not None:
+            return "text"
         return None
 
 

@@ -202,7 +202,7 @@ class _Validator:
 
     def has(self, table: TableSpec, name: str) -> bool:
         return (name in table.fields or name in table.derived or name in table.facts
-                or name in ("name", table.parent) and name is not None)
+                or name in ("name", table.parent, table.parent_document) and name is not None)
 
     def check_path(self, path, table: TableSpec, ctx: dict, where: str) -> None:
         first, rest = path[0], path[1:]

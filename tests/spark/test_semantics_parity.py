@@ -6,7 +6,8 @@ import pytest
 
 from linter.policy.packs import load_rules
 from parity import EstateSpec, example_spec, local_findings, run_spark
-from test_semantics import NO_MAPI_NO_SITE_FOLDER_SERVER, NOT_ORGANIZATION, UNREADABLE, UNREADABLE_ORGANIZATION
+from test_semantics import (NO_MAPI_NO_SITE_FOLDER_SERVER, NOT_ORGANIZATION, SAME_NAME_ORG, UNREADABLE,
+                            UNREADABLE_ORGANIZATION)
 
 RULES = load_rules()
 SECOND_ORG = {"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "fabrikam"},
@@ -16,6 +17,7 @@ STRAY_SERVER = {"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name"
                          "roles": ["Mailbox"], "dag": "DAG-1"}}
 CASES = {
     "two-organizations": {"add": [SECOND_ORG, STRAY_SERVER]},
+    "two-organizations-one-name": {"add": [SAME_NAME_ORG]},
     "duplicate-key": {"yaml": "apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
                               "  server: EX10-LON-01\n  server: EX10-PAR-01\n"},
     "unknown-api-version": {"yaml": "apiVersion: exlint/v2\nkind: Server\nmetadata: {name: EX10-LON-09}\nspec: {}\n"},

@@ -56,7 +56,7 @@ def table_columns(table: TableSpec) -> list[tuple[str, str]]:
     """(column, Spark type) of a table's records, in row order."""
     cols = list(META) + [("name", "string"), ("name__text", "string")]
     if table.parent:
-        cols += [(table.parent, "string"), (table.parent + "__text", "string")]
+        cols += [(table.parent, "string"), (table.parent + "__text", "string"), (table.parent_document, "string")]
     for spec in table.fields.values():
         cols.append((spec.name, value_type(spec.type)))
         if spec.type == "count":
