@@ -8,6 +8,7 @@ goes through :func:`parse_xml`. defusedxml refuses entity declarations (the
 """
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree.ElementTree import ParseError
@@ -127,6 +128,26 @@ def _not_its_encoding(data: bytes) -> bool:
     return False
 
 
+def _unknown_encoding(data: bytes) -> tuple[str, int, int]:
+    """(message, line, column) for an XML declaration naming an encoding no reader knows
+    (``encoding="unicode"``, as PowerShell calls UTF-16): where it is named, and the fix."""
+    import re
+
+    for bom, codec, name in ((codecs.BOM_UTF8, "utf-8", "UTF-8"), (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+                             (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16")):
+        if data.startswith(bom):
+            head, saved = data[len(bom):len(bom) + 800].decode(codec, "replace"), name
+            break
+    else:
+        head, saved = data[:400].decode("latin-1"), None
+    found = re.search(r"""encoding\s*=\s*["']([^"']*)["']""", head)
+    declared = found.group(1) if found else "?"
+    column = found.start(1) + 1 if found else 1
+    fix = (f"the file is saved as {saved} (its byte-order mark says so): declare encoding=\"{saved.lower()}\""
+           if saved else "declare the encoding the file is saved in (utf-8 or utf-16), or re-save it as UTF-8")
+    return f"the XML declaration names an encoding XML readers do not know ('{declared}'): {fix}", 1, column
+
+
 def parse_xml(path: str | Path, data: bytes | None = None) -> Node:
     """Parse an XML file (or its bytes) into a :class:`Node` tree."""
     path = str(path)
@@ -146,6 +167,8 @@ def parse_xml(path: str | Path, data: bytes | None = None) -> Node:
         raise SourceError(
             path, _refusal(exc), parser.parser.CurrentLineNumber, parser.parser.CurrentColumnNumber + 1
         ) from None
+    except LookupError:  # expat asks Python for the declared encoding, which has none of that name
+        raise SourceError(path, *_unknown_encoding(data)) from None
     except ParseError as exc:
         line, column = exc.position
         message = expat.ErrorString(exc.code) if exc.code else str(exc)
@@ -153,13 +176,19 @@ def parse_xml(path: str | Path, data: bytes | None = None) -> Node:
             open_node = builder.stack[-1]
             message = (
                 f"truncated XML: the file ends inside <{open_node.tag}> opened at line {open_node.line}, "
-                f"column {open_node.column} ({message})"
+                f"column {open_node.column} ({message}): the export or the copy did not finish; export it again"
             )
         elif exc.code in _TRUNCATION_CODES and line <= 1:
             message = f"empty or truncated XML ({message})"
         else:
             message = f"malformed XML: {message}"
-            if exc.code == expat.errors.codes[expat.errors.XML_ERROR_INVALID_TOKEN] and _not_its_encoding(data):
+            if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+                message += "; the file is UTF-32, which XML readers need not read: re-save it as UTF-8 or UTF-16"
+            elif exc.code == expat.errors.codes[expat.errors.XML_ERROR_INCORRECT_ENCODING]:
+                message += ("; its byte-order mark and its XML declaration name different encodings (a file "
+                            "re-saved as Unicode keeps encoding=\"utf-8\"): make the declaration say the "
+                            "encoding the file is saved in, or re-save it as UTF-8")
+            elif exc.code == expat.errors.codes[expat.errors.XML_ERROR_INVALID_TOKEN] and _not_its_encoding(data):
                 message += ("; the file's bytes are not in the encoding it declares (UTF-8 unless its XML "
                             "declaration says otherwise): export it again with Export-Clixml, or re-save it as UTF-8")
         raise SourceError(path, message, line, column + 1) from None

@@ -234,3 +234,34 @@ def test_a_name_windows_reserves_gets_a_file_windows_can_hold():
 
     assert [file_stem(n) for n in ("CON", "nul.db", "LPT1", "Console", "PFDB-LON")] == \
         ["_con", "_nul.db", "_lpt1", "console", "pfdb-lon"]
+
+
+_EMPTY_OBJS = '<Objs Version="1.1.0.1" xmlns="http://schemas.microsoft.com/powershell/2004/04"></Objs>'
+_EMPTY_CONFIG = '<configuration><appSettings><add key="PFReplicaAgeThreshold" value="1"/></appSettings></configuration>'
+
+
+@pytest.mark.parametrize("name, data, words", [
+    # an encoding name Python has no codec for: expat asked for it and raised LookupError,
+    # which reached the importer's internal-error line (naming the output, not the file)
+    ("capture.xml", f'<?xml version="1.0" encoding="klingon"?>\n{_EMPTY_OBJS}'.encode(),
+     ("'klingon'", "re-save it as UTF-8")),
+    ("EdgeTransport.exe.config", f'<?xml version="1.0" encoding="klingon"?>\n{_EMPTY_CONFIG}'.encode(),
+     ("'klingon'",)),
+    # PowerShell's name for UTF-16, behind a UTF-16 byte-order mark
+    ("capture.xml", b"\xff\xfe" + f'<?xml version="1.0" encoding="unicode"?>\n{_EMPTY_OBJS}'.encode("utf-16-le"),
+     ("'unicode'", 'declare encoding="utf-16"')),
+    # a UTF-16 file whose declaration still says utf-8 (re-saved as Unicode)
+    ("capture.xml", b"\xff\xfe" + f'<?xml version="1.0" encoding="utf-8"?>\n{_EMPTY_OBJS}'.encode("utf-16-le"),
+     ("byte-order mark and its XML declaration name different encodings",)),
+    ("capture.xml", b"\xff\xfe\x00\x00" + f'<?xml version="1.0"?>\n{_EMPTY_OBJS}'.encode("utf-32-le"),
+     ("UTF-32", "re-save it as UTF-8 or UTF-16")),
+], ids=["unknown-encoding", "unknown-encoding-edge-config", "powershell-unicode", "mark-against-declaration", "utf-32"])
+def test_an_encoding_xml_cannot_read_is_a_positioned_error_with_its_fix(tmp_path, name, data, words):
+    source = tmp_path / name
+    source.write_bytes(data)
+    out = tmp_path / "out"
+    match = _one_error(run_import(source, "--output", out), source)
+    assert match["line"] == "1"
+    for word in words:
+        assert word in match["message"], match["message"]
+    _nothing_written(out)
