@@ -25,7 +25,7 @@ ROLE_ORDER = ("Mailbox", "HubTransport", "ClientAccess", "Edge")
 TRANSPORT_CONFIG = {
     "ShadowRedundancyEnabled": "bool",
     "RejectMessageOnShadowFailure": "bool",
-    "ShadowMessagePreferenceSetting": "text",
+    "ShadowMessagePreferenceSetting": "enum",
     "MaxRetriesForRemoteSiteShadow": "int",
     "MaxRetriesForLocalSiteShadow": "int",
     "ShadowHeartbeatFrequency": "duration",
@@ -33,6 +33,12 @@ TRANSPORT_CONFIG = {
     "ShadowMessageAutoDiscardInterval": "duration",
     "SafetyNetHoldTime": "duration",
 }
+
+# the enum values the input model accepts (schemas/organization.json), by their lower case:
+# the cmdlet writes them in this case, a hand-made or re-typed capture may not
+TRANSPORT_ENUMS = {"ShadowMessagePreferenceSetting": ("PreferRemote", "LocalOnly", "RemoteOnly")}
+_GUID = re.compile(r"^\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?$")
+_WHOLE = re.compile(r"^[+-]?\d+$")
 
 _VERSION = re.compile(
     r"Version\s+(?P<major>\d+)\.(?P<minor>\d+)\s*\(Build\s+(?P<build>\d+)(?:\.\d+)?"
@@ -323,14 +329,23 @@ class _Reader:
                 continue
             raw = obj.get(prop)
             value: Any
+            text = raw.strip() if isinstance(raw, str) else None  # a property a select or a CSV made text
             if form == "bool":
-                value = raw if isinstance(raw, bool) else None
+                value = raw if isinstance(raw, bool) else {"true": True, "false": False}.get((text or "").lower())
             elif form == "int":
-                value = raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+                value = raw if isinstance(raw, int) and not isinstance(raw, bool) else \
+                    int(text) if text and _WHOLE.match(text) else None
             elif form == "duration":
                 value = timespan_text(raw)
             else:
-                value = str(raw) or None
+                known = TRANSPORT_ENUMS[prop]
+                # the cmdlet's enum is an object whose ToString is the name (str() of it)
+                said = str(raw).strip().lower() if not isinstance(raw, (bool, int)) else None
+                value = next((v for v in known if v.lower() == said), None)
+                if value is None:
+                    self.warn(obj, f"{prop} is '{raw}', not one of {', '.join(known)}: not imported (export it "
+                                   f"again with Export-Clixml, or write one of those values)", prop)
+                    continue
             if value is None:
                 self.warn(obj, f"{prop} is '{raw}', which the input model cannot hold: not imported", prop)
                 continue
@@ -359,6 +374,10 @@ class _Reader:
         public = cmdlet == "Get-PublicFolderDatabase"
         guid = obj.get("Guid")
         guid = normalize_guid(guid) if isinstance(guid, str) and guid.strip() else None
+        if guid is not None and not _GUID.match(guid):
+            self.warn(obj, f"{cmdlet} {name}: Guid is '{obj.get('Guid')}', not a GUID (8-4-4-4-12 hexadecimal "
+                           f"digits): not imported", "Guid")
+            guid = None
         fragment = Fragment(
             "PublicFolderDatabase" if public else "MailboxDatabase", name, self.origin(obj), guid=guid, mapi_store=public
         )
@@ -386,6 +405,9 @@ class _Reader:
             if default_pf:
                 fragment.set(("spec", "defaultPublicFolderDatabase"), default_pf, self.origin(obj, "PublicFolderDatabase"))
                 fragment.default_store_place = store_place(obj.get("PublicFolderDatabase"))
+        if not fragment.values:  # a name alone (a Nil Server): no document to write, said so
+            self.warn(obj, f"{cmdlet} object {name} gives no Server and no other value the input model holds: "
+                           f"skipped (export it again with its Server property)", "Server")
         self.collector.add(fragment)
 
     def replication_values(self, obj: PSObject, fragment: Fragment, name: str) -> None:

@@ -265,3 +265,65 @@ def test_an_encoding_xml_cannot_read_is_a_positioned_error_with_its_fix(tmp_path
     for word in words:
         assert word in match["message"], match["message"]
     _nothing_written(out)
+
+
+_CAPTURE = '<Objs Version="1.1.0.1" xmlns="http://schemas.microsoft.com/powershell/2004/04">\n{}\n</Objs>\n'
+_TRANSPORT = ('<Obj RefId="{ref}"><TN RefId="{ref}"><T>Microsoft.Exchange.Data.TransportConfigContainer</T></TN>'
+              '<Props>{props}</Props></Obj>')
+_PF_DATABASE = ('<Obj RefId="{ref}"><TN RefId="{ref}"><T>Microsoft.Exchange.Data.Directory.SystemConfiguration.'
+                'PublicFolderDatabase</T></TN><Props>{props}</Props></Obj>')
+
+
+def _imported(tmp_path, objects: str):
+    source = tmp_path / "capture.xml"
+    source.write_text(_CAPTURE.format(objects))
+    out = tmp_path / "out"
+    result = run_import(source, "--output", out, "--organization", "contoso")
+    return result, out
+
+
+@pytest.mark.parametrize("props, expected", [
+    # the cmdlet's values in another case or padded: the model's spelling (check's EXL003 otherwise)
+    ('<S N="ShadowMessagePreferenceSetting">  localonly </S>', {"ShadowMessagePreferenceSetting": "LocalOnly"}),
+    # text where a boolean or a number goes (a Select-Object or a CSV made it text): read
+    ('<S N="ShadowRedundancyEnabled">False</S><S N="MaxRetriesForRemoteSiteShadow"> 4 </S>',
+     {"ShadowRedundancyEnabled": False, "MaxRetriesForRemoteSiteShadow": 4}),
+])
+def test_transport_settings_are_imported_as_the_input_model_writes_them(tmp_path, props, expected):
+    from .conftest import find_document
+
+    result, out = _imported(tmp_path, _TRANSPORT.format(ref=0, props=props))
+    assert result.exit_code == 0, result.stderr
+    assert find_document(out, "Organization", "contoso")["spec"]["transportConfig"] == expected
+
+
+@pytest.mark.parametrize("props, words", [
+    ('<S N="ShadowMessagePreferenceSetting">Sometimes</S>', ("'Sometimes'", "PreferRemote, LocalOnly, RemoteOnly")),
+    ('<I32 N="ShadowMessagePreferenceSetting">1</I32>', ("'1'", "not one of")),
+])
+def test_a_transport_value_outside_the_model_is_a_warning_not_a_value_check_refuses(tmp_path, props, words):
+    result, out = _imported(tmp_path, _TRANSPORT.format(ref=0, props=props))
+    assert result.exit_code == 0, result.stderr
+    warning = next(line for line in result.stderr.splitlines() if "ShadowMessagePreferenceSetting" in line)
+    assert ": warning: " in warning and "not imported" in warning
+    for word in words:
+        assert word in warning, warning
+    assert not any("ShadowMessagePreferenceSetting" in p.read_text() for p in out.rglob("*.yaml"))
+
+
+def test_a_store_guid_that_is_no_guid_is_a_warning_not_written(tmp_path):
+    from .conftest import find_document
+
+    props = '<S N="Name">PF-A</S><S N="Server">EX10-A</S><G N="Guid">not-a-guid</G>'
+    result, out = _imported(tmp_path, _PF_DATABASE.format(ref=0, props=props))
+    assert "Guid is 'not-a-guid', not a GUID" in result.stderr
+    assert "guid" not in find_document(out, "PublicFolderDatabase", "PF-A")["spec"]
+
+
+def test_a_store_without_a_server_or_any_value_is_skipped_with_a_warning(tmp_path):
+    props = '<S N="Name">PF-NIL</S><Nil N="Server"/>'
+    result, out = _imported(tmp_path, _PF_DATABASE.format(ref=0, props=props))
+    line = next(line for line in result.stderr.splitlines() if "PF-NIL" in line)
+    assert ":3:" in line or ":2:" in line, line  # where the object is
+    assert ": warning: " in line and "skipped" in line and "Server" in line
+    assert not any("PF-NIL" in p.read_text() for p in out.rglob("*.yaml"))
