@@ -141,6 +141,23 @@ def test_link_leaving_the_repository_is_reported_not_read(tmp_path, target):
     assert "outside" in linked[0]["message"]
 
 
+def test_a_folder_link_leaving_the_repository_is_reported_not_dropped(tmp_path):
+    # a directory link is never entered; one leading out of the repository dropped every
+    # document below it without a word, and the gate passed on what was left
+    root = repo(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "victim.yaml").write_text(f"apiVersion: {SECRET}\n" + STORE.format(name="PFDB-X", hours=2000).split("\n", 1)[1])
+    (root / "ext").symlink_to(os.path.relpath(outside, root))
+    (root / "inner").symlink_to("stores")  # leads inside: its folder is walked by its real path
+    completed = run("check", "--format", "json", ".", cwd=root)
+    assert SECRET not in (completed.stdout + completed.stderr).decode()
+    linked = [f for f in report(completed)["findings"] if f["file"] in ("ext", "inner")]
+    assert [(f["file"], f["rule"], f["line"]) for f in linked] == [("ext", "EXL001", 1)]
+    assert "folder outside the repository" in linked[0]["message"]
+    assert completed.returncode == 1
+
+
 def test_fix_never_writes_through_a_link_leaving_the_repository(tmp_path):
     root, victim = _outside_link(tmp_path)
     before = victim.read_bytes()

@@ -37,6 +37,10 @@ OUTSIDE = ("a symbolic link to a file outside the repository: not read (exlint n
            "out of the repository); commit the file itself instead of a link")
 
 
+OUTSIDE_FOLDER = ("a symbolic link to a folder outside the repository: not read (exlint never follows links "
+                  "out of the repository); commit the folder itself instead of a link")
+
+
 class NotRegularFile(OSError):
     pass
 
@@ -415,6 +419,12 @@ def walk_files(directory: Path, boundary=None, other_roots: list[str] | None = N
                     to_directory = False
                 if not to_directory:  # a directory link is never entered, as os.walk does
                     yield checked(Path(entry.path), boundary, parent_inside)
+                elif _walked_folder(entry) and _leaves(entry.path, boundary):
+                    # one leading inside is walked by its real path; one leading out is reported,
+                    # never silently dropped with every document it holds
+                    refused = RefusedPath(entry.path)
+                    refused.refusal = OUTSIDE_FOLDER
+                    yield refused
             elif entry.is_dir(follow_symlinks=False):
                 if _walked_folder(entry):
                     if other_roots is not None and is_config_root(entry.path):
@@ -458,6 +468,9 @@ def discover(paths: Iterable[str | os.PathLike], boundary=None, other_roots: lis
             real_top = os.path.realpath(top)
             for candidate in walk_files(path, boundary, other_roots):
                 name = candidate.name
+                if getattr(candidate, "refusal", "") == OUTSIDE_FOLDER:  # whatever its name
+                    found.append((candidate, os.path.abspath(candidate), False))
+                    continue
                 if not name.lower().endswith(YAML_SUFFIXES) or name == ".exlint.yaml":  # the configuration, not a document
                     if loops is not None and getattr(candidate, "refusal", "").startswith("a symbolic link loop"):
                         loops.append(os.fspath(candidate))

@@ -76,3 +76,17 @@ def test_a_config_repo_of_its_own_below_the_inventory_is_left_as_check_leaves_it
     assert result.exit_code in (0, 1), result.output
     assert _keys(json.loads(result.stdout)) == _keys(checked)
     assert "sub not linted: it is a config repo of its own" in result.stderr
+
+
+def test_a_folder_link_leaving_the_inventory_is_reported_by_both_engines(spark, tmp_path):
+    tree = _tree(tmp_path)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "server.yaml").write_text("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: EX03-X}\n"
+                                         "spec: {version: '2003'}\n", encoding="utf-8")
+    (tree / "ext").symlink_to(outside)
+    checked = _json("check", str(tree))
+    estate = _json("estate", str(tree), "--quiet")
+    linked = [f for f in estate["findings"] if f["file"].endswith("ext")]
+    assert [f["rule"] for f in linked] == ["EXL001"]
+    assert _keys(estate) == _keys(checked)
