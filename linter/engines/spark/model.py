@@ -96,18 +96,47 @@ def keep(frame, checkpoint: bool, single: bool = False):
     return _short_plan(frame)
 
 
-def keep_later(frame, spark, single: bool = True):
+def keep_later(frame, spark, single: bool = True, after: tuple = ()):
     """``frame`` as a local checkpoint (``single``: in one partition) that is computed
     on a thread of its own, and that thread (threads.Background); None where Spark has no such
     checkpoint (Spark Connect). Later queries can be planned on the frame at once:
     a task that needs its partition before the thread has computed it waits for it,
-    or computes it itself (Spark's block manager lets one task write a block)."""
+    or computes it itself (Spark's block manager lets one task write a block).
+    ``after``: the Backgrounds computing kept frames this one reads, waited for first."""
     if is_connect(spark):
         return None
     frame = (frame.coalesce(1) if single else frame).localCheckpoint(eager=False)
-    # counting its rows computes and stores the checkpoint's partition, and the job marks
-    # it checkpointed; a Dataset action, so its tasks see the session's SQL settings
-    return frame, Background(frame._jdf.count, spark)
+
+    def compute():
+        # A task that reads a partition another task is still writing waits for it
+        # holding its task slot: on 2 cores, the four paths of the replica lists' item
+        # arrays, started beside their gather, kept the second core idle for its 10 s
+        # (independent 10,000 servers). Waiting here, in the driver, leaves the slot free.
+        for earlier in after:
+            earlier.result()
+        # counting its rows computes and stores the checkpoint's partition, and the job marks
+        # it checkpointed; a Dataset action, so its tasks see the session's SQL settings
+        return frame._jdf.count()
+
+    return frame, Background(compute, spark)
+
+
+def checkpoints_read(frame) -> set[int]:
+    """The RDD ids of the local checkpoints ``frame``'s plan reads (its LogicalRDD
+    leaves, through every view): what Model.keep waits for before computing it."""
+    leaves = frame._jdf.queryExecution().analyzed().collectLeaves()
+    ids = set()
+    for i in range(leaves.size()):
+        leaf = leaves.apply(i)
+        if leaf.getClass().getSimpleName() == "LogicalRDD":
+            ids.add(leaf.rdd().id())
+    return ids
+
+
+def checkpoint_id(frame) -> int | None:
+    """The RDD id of a frame made by keep_later (None for any other plan)."""
+    plan = frame._jdf.queryExecution().analyzed()
+    return plan.rdd().id() if plan.getClass().getSimpleName() == "LogicalRDD" else None
 
 
 def unestimated(frame):
@@ -197,8 +226,13 @@ class Model:
         # made, whose failure is the run's, and those rules asked for later
         self._building = False
         self._computing: list[tuple[bool, Background]] = []
+        # kept frames still being computed, by their checkpoint's RDD id (Model.keep)
+        self._pending: dict[int, Background] = {}
         if inventory.computing is not None:  # the records' one partition (Inventory.in_one_partition)
             self._computing.append((True, inventory.computing))
+            records_id = checkpoint_id(inventory.rows)
+            if records_id is not None:
+                self._pending[records_id] = inventory.computing
         self.registered: list[str] = []
         for name, frame in inventory.tables.items():
             self.register(name, frame)
@@ -330,10 +364,16 @@ class Model:
         partitions the driver planned each table while no task ran (the
         independent 10,000-server inventory: 182 -> 168 s, docs/spark.md session 44)."""
         if self.checkpoint:
-            later = keep_later(frame, self.spark, self.single)
+            after = ()
+            if self._pending and not is_connect(self.spark):
+                after = tuple(self._pending[i] for i in sorted(checkpoints_read(frame)) if i in self._pending)
+            later = keep_later(frame, self.spark, self.single, after)
             if later is not None:
                 frame, work = later
                 self._computing.append((self._building, work))
+                kept = checkpoint_id(frame)
+                if kept is not None:
+                    self._pending[kept] = work
                 return frame
         return keep(frame, self.checkpoint, self.single)
 
@@ -343,6 +383,7 @@ class Model:
         computed its tables itself). A table the rules asked for is read by their
         query, which computes it again where it failed and fails there, as a rule."""
         computing, self._computing = self._computing, []
+        self._pending = {}
         failed = None
         for built, work in computing:
             try:
