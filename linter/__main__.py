@@ -1,3 +1,3 @@
-from linter.cli import main
+from linter.entry import main
 
 main()

@@ -133,6 +133,7 @@ class Interrupted(ExitError):
         click.echo(f"exlint: {self.message}", err=True)
 
 
+# linter/entry.py writes it too (before this module is imported)
 INTERRUPTED = "interrupted (Ctrl-C): stopped before the end, no file left half-written; run the command again to finish"
 
 

@@ -21,7 +21,7 @@ import yaml
 from linter.loading import read_regular
 from linter.loading.fast_yaml import DuplicateKeyError
 from linter.loading.fast_yaml import load_marked as _yaml_load_marked
-from linter.loading.scope import CONFIG_NAME, configures_exlint, has_tool_section
+from linter.loading.scope import CONFIG_NAME, config_file_present, configures_exlint, has_tool_section
 from linter.loading.text import TextError, decode
 
 from linter.findings import RULE_FAILED, SEVERITIES
@@ -240,10 +240,18 @@ def _config_text(path: Path) -> str:
     (:func:`linter.loading.text.decode`: UTF-8, or UTF-16 with a byte order mark; an
     editor's "Unicode" must not fail one YAML file and not the others); pyproject.toml
     only as UTF-8, which TOML requires."""
+    from linter.loading import NotRegularFile, broken_link
+
     try:
         data = read_regular(path)
+    except NotRegularFile:
+        raise ConfigError(f"{path}: cannot read configuration: it is not a regular file (a folder, a pipe, a device "
+                          f"or a link to one): not read; make it a file, or name another with --config") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+        broken = broken_link(path)
+        if broken is not None:
+            raise ConfigError(f"{path}: cannot read configuration: {broken}") from None
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
     toml = path.name == "pyproject.toml"
     if toml:
         try:
@@ -391,20 +399,46 @@ def _boundaries(start: Path):
             return
 
 
-def discover_root(start: Path) -> Discovery:
+def _refuse_outside(config: Path, directory: Path) -> Path:
+    """``config``, found in ``directory``; a ConfigError when it is a symbolic link whose
+    real path leaves the repository (the git work tree holding ``directory``, else
+    ``directory``): nothing outside the repository is read, and a configuration's text
+    reaches the log in its errors (docs/security.md). One named with --config is the
+    user's own choice and never comes here."""
+    if not config.is_symlink():
+        return config
+    boundary = next((d for d in _boundaries(directory) if _is_work_tree_root(d)), directory)
+    real, inside = os.path.realpath(config), os.path.realpath(boundary)
+    if real == inside or real.startswith(inside.rstrip(os.sep) + os.sep):
+        return config
+    raise ConfigError(f"{config}: the configuration is a symbolic link to a file outside the repository: not read "
+                      f"(exlint never follows links out of the repository); commit the configuration itself, "
+                      f"or name it with --config")
+
+
+def discover_root(start: Path, named: bool = False) -> Discovery:
     """The nearest ``.exlint.yaml`` or pyproject.toml with ``[tool.exlint]``;
-    else the git work tree holding ``start``; else nothing (only the paths given)."""
+    else the git work tree holding ``start``; else nothing (only the paths given).
+    ``named``: a configuration is named with --config, so the one found here is
+    never read (its link leaving the repository is then no error)."""
+    if named:
+        return _discover_root(start, lambda config, directory: config)
+    return _discover_root(start, _refuse_outside)
+
+
+def _discover_root(start: Path, refuse_outside) -> Discovery:
     start = Path(os.path.realpath(start))  # Path.resolve raises on a link loop; discover() reports it
     if start.is_file() or not start.exists():
         start = start.parent
     for directory in _boundaries(start):
         candidate = directory / CONFIG_NAME
         pyproject = directory / "pyproject.toml"
-        if candidate.is_file():
+        if config_file_present(candidate):
             unread = pyproject if pyproject.is_file() and has_tool_section(pyproject) else None
-            return Discovery(directory, candidate, f"configuration {candidate}", unread)
+            return Discovery(directory, refuse_outside(candidate, directory), f"configuration {candidate}", unread)
         if configures_exlint(pyproject):
-            return Discovery(directory, pyproject, f"configuration [tool.exlint] in {pyproject}")
+            return Discovery(directory, refuse_outside(pyproject, directory),
+                             f"configuration [tool.exlint] in {pyproject}")
         if _is_work_tree_root(directory):
             return Discovery(directory, None, f"no configuration; root: the git work tree {directory}")
     return Discovery(None, None, "no configuration, no git work tree: only the paths given are loaded")
@@ -415,11 +449,11 @@ def find_config(start: Path) -> Path | None:
     start = Path(os.path.realpath(start))
     for directory in _boundaries(start):
         candidate = directory / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
+        if config_file_present(candidate):
+            return _refuse_outside(candidate, directory)
         pyproject = directory / "pyproject.toml"
         if configures_exlint(pyproject):
-            return pyproject
+            return _refuse_outside(pyproject, directory)
     return None
 
 

@@ -132,10 +132,10 @@ def resolve_setup(options: Options) -> tuple[Path | None, Config, Discovery]:
     first = Path(options.paths[0]) if options.paths else Path.cwd()
     if options.root:
         root = Path(os.path.realpath(options.root))  # Path.resolve raises on a link loop
-        found = discover_root(root)
+        found = discover_root(root, named=bool(options.config))
         discovery = Discovery(root, found.config if found.root == root else None, f"--root {root}")
     else:
-        discovery = discover_root(first)
+        discovery = discover_root(first, named=bool(options.config))
         root = discovery.root
     if options.config:
         discovery.config = Path(options.config)

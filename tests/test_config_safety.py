@@ -191,3 +191,81 @@ def test_a_character_yaml_forbids_in_the_config_is_placed_by_line_and_column(tmp
         read_config(config)
     message = str(caught.value)
     assert message.startswith(f"{config}:2:3: ") and "U+0000" in message and "\\n" not in message, message
+
+
+# -- a configuration exlint cannot read is an error, never "no configuration" -------------------
+
+def _bare_repo(tmp_path: Path) -> Path:
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(BROKEN, root)
+    (root / ".exlint.yaml").unlink(missing_ok=True)
+    (root / ".git").mkdir()  # a git work tree: the root, whatever the configuration
+    return root
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("dangling", "dangling symbolic link to nothere.yaml"),  # the shared configuration moved
+    ("fifo", "not a regular file"),
+    ("folder", "not a regular file"),
+])
+def test_an_exlint_yaml_that_cannot_be_read_is_an_error_not_every_default(tmp_path, monkeypatch, kind, words):
+    root = _bare_repo(tmp_path)
+    config = root / ".exlint.yaml"
+    if kind == "dangling":
+        config.symlink_to("nothere.yaml")
+    elif kind == "fifo":
+        os.mkfifo(config)
+    else:
+        config.mkdir()
+    message = config_error(root, monkeypatch)
+    assert ".exlint.yaml" in message and words in message, message
+
+
+def test_a_pyproject_that_cannot_be_read_is_an_error_too(tmp_path, monkeypatch):
+    root = _bare_repo(tmp_path)
+    os.mkfifo(root / "pyproject.toml")
+    assert "pyproject.toml" in config_error(root, monkeypatch)
+
+
+def test_a_misspelt_tool_table_in_pyproject_is_an_error_with_the_name(tmp_path, monkeypatch):
+    root = _bare_repo(tmp_path)
+    (root / "pyproject.toml").write_text('[project]\nname = "estate"\n\n[tool.exlnt]\nfail_on = "warning"\n')
+    message = config_error(root, monkeypatch)
+    assert "did you mean [tool.exlint]" in message, message
+
+
+def test_a_pyproject_of_another_tool_is_no_configuration(tmp_path, monkeypatch):
+    root = _bare_repo(tmp_path)
+    (root / "pyproject.toml").write_text('[tool.black]\nline-length = 100\n[tool.ruff]\nselect = ["E"]\n')
+    monkeypatch.chdir(root)
+    assert lint(Options(paths=["."], use_cache=False)).findings  # linted, with the defaults
+
+
+@pytest.mark.parametrize("name", [".exlint.yaml", "pyproject.toml"])
+def test_a_configuration_linking_out_of_the_repository_is_refused_unread(tmp_path, monkeypatch, name):
+    root = _bare_repo(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = "hunter2-SECRET"
+    target = outside / name
+    target.write_text(f"select: [{secret}]\n" if name == ".exlint.yaml" else f'[tool.exlint]\nselect = ["{secret}"]\n')
+    (root / name).symlink_to(target)
+    message = config_error(root, monkeypatch)
+    assert "outside the repository" in message and secret.upper() not in message.upper(), message
+    # named with --config, it is the user's own choice: read
+    monkeypatch.chdir(root)
+    with pytest.raises(ConfigError) as caught:
+        lint(Options(paths=["."], config=str(target), use_cache=False))
+    assert secret.upper() in str(caught.value).upper()
+
+
+def test_a_configuration_linking_inside_the_repository_is_read(tmp_path, monkeypatch):
+    root = _bare_repo(tmp_path)
+    (root / "config").mkdir()
+    (root / "config" / "exlint.yaml").write_text("select: [DUP]\n")
+    (root / ".exlint.yaml").symlink_to("config/exlint.yaml")
+    assert rules_reported(root, monkeypatch) <= {"DUP001", "DUP002", "DUP003", "DUP004", "DUP005", "EXL001", "EXL002",
+                                                 "EXL003", "EXL004", "EXL005", "EXL006", "EXL007", "EXL008", "EXL009",
+                                                 "EXL010", "EXL000"}

@@ -384,6 +384,37 @@ def test_ctrl_c_during_check_is_130_and_one_line(tmp_path, monkeypatch):
     assert line.startswith("exlint: interrupted (Ctrl-C)") and "Aborted" not in result.output
 
 
+def test_ctrl_c_while_the_command_starts_is_130_and_one_line():
+    # the interrupt lands while the CLI's modules are imported, before any of exlint's
+    # handlers exists: it printed Python's traceback (17 of 60 interrupts in the first 60 ms)
+    code = ("import sys\n"
+            "class Interrupt:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'linter.cli':\n"
+            "            raise KeyboardInterrupt\n"
+            "sys.meta_path.insert(0, Interrupt())\n"
+            "from linter.entry import main\n"
+            "main()\n")
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                               cwd=Path(__file__).resolve().parents[1])
+    assert completed.returncode == 130, completed.stderr
+    assert one_line(completed.stderr).startswith("exlint: interrupted (Ctrl-C)")
+    assert "Traceback" not in completed.stderr
+
+
+def test_the_installed_command_and_python_m_start_at_the_entry_that_handles_an_early_interrupt():
+    import tomllib
+
+    from linter.cli import INTERRUPTED
+    from linter.entry import INTERRUPTED as EARLY
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    assert project["project"]["scripts"]["exlint"] == "linter.entry:main"
+    assert EARLY == f"exlint: {INTERRUPTED}"
+    main_module = (Path(__file__).resolve().parents[1] / "linter" / "__main__.py").read_text()
+    assert "from linter.entry import main" in main_module
+
+
 def test_ctrl_c_while_a_report_is_written_leaves_no_temporary_file(tmp_path, monkeypatch):
     root = repo(tmp_path)
     assert invoke("check", "--output", "r.json", "stores", cwd=root).exit_code == 1

@@ -70,7 +70,9 @@ def configures_exlint(pyproject: str | os.PathLike) -> bool:
     the table). ``linter.config.read_config`` then reads it or says why it cannot: a
     configuration exlint cannot read must never leave every default silently in force."""
     if not os.path.isfile(pyproject):
-        return False
+        # a FIFO, a device, a folder or a dangling link of that name may be the configuration:
+        # read_config refuses it (exit 2) rather than every default in force unsaid
+        return os.path.lexists(pyproject)
     try:
         with open(pyproject, "rb") as handle:  # a regular file (isfile above), read as has_tool_section does
             text = handle.read().decode("utf-8")
@@ -81,7 +83,8 @@ def configures_exlint(pyproject: str | os.PathLike) -> bool:
     if "[tool.exlint" in text:  # has_tool_section's test, on the text already read
         return True
     if "exlint" not in text:
-        return False
+        # [tool.exlnt]: a typo of the table must not leave every default in force unsaid either
+        return _misspelt_table(text)
     import tomllib
 
     try:
@@ -91,11 +94,27 @@ def configures_exlint(pyproject: str | os.PathLike) -> bool:
     return isinstance(tool, dict) and "exlint" in tool
 
 
+def _misspelt_table(text: str) -> bool:
+    """Whether a TOML text has a ``[tool.<name>]`` table whose name is a typo of exlint's."""
+    import difflib
+    import re
+
+    names = re.findall(r"^\s*\[+\s*tool\s*\.\s*\"?([A-Za-z0-9_-]+)", text, re.MULTILINE)
+    return any(difflib.SequenceMatcher(None, name.lower(), "exlint").ratio() >= 0.8 for name in names)
+
+
+def config_file_present(path: str | os.PathLike) -> bool:
+    """Whether ``.exlint.yaml`` is there in any form: a regular file, or a FIFO, a folder or
+    a dangling link, which read_config refuses (a configuration exlint cannot read is an
+    error, never "no configuration": a shared config moved must not drop its gate)."""
+    return os.path.lexists(path)
+
+
 def is_config_root(directory: str | os.PathLike) -> bool:
     """Whether a folder is the root of a config repo of its own: it holds
     .exlint.yaml, a pyproject.toml configuring exlint, or is a git work tree
     (a submodule). Files below it are that repo's, never an outer one's."""
     directory = os.fspath(directory)
-    if os.path.isfile(os.path.join(directory, CONFIG_NAME)) or os.path.exists(os.path.join(directory, ".git")):
+    if config_file_present(os.path.join(directory, CONFIG_NAME)) or os.path.exists(os.path.join(directory, ".git")):
         return True
     return configures_exlint(os.path.join(directory, "pyproject.toml"))
