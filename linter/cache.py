@@ -28,8 +28,9 @@ from linter.resources import model_tables_file, schemas_dir
 
 # 2: signatures with device, inode and change time; 3: records in marshal; 4: versions the schema
 # rejects and blank names read as unreadable; 5: the parent document of a list item
-# (`org_document`) (records built by older code are not reused)
-FORMAT = 5
+# (`org_document`); 6: an empty CN= read as naming nothing, digits 0-9 alone (records built by
+# older code are not reused)
+FORMAT = 6
 KEEP_RECORD_CACHES = 8
 
 

@@ -263,6 +263,13 @@ def test_repeats_needs_a_list_field():
      "spec.replication.Replication Short Backfill Request Delay"),
     (_connector(ConnectionTimeout="15M"), "spec.receiveConnectors[0].ConnectionTimeout"),
     (_connector(ConnectionTimeout="15 m"), "spec.receiveConnectors[0].ConnectionTimeout"),
+    # digits other than 0-9 (Arabic-Indic, fullwidth): Exchange reads none of them, and JSON
+    # Schema's \d (ECMA 262) is 0-9 alone, where Python's re took every Unicode digit
+    (_connector(ConnectionTimeout="\u0661\u0660m"), "spec.receiveConnectors[0].ConnectionTimeout"),
+    (_connector(ConnectionTimeout="\u0660\u0665m"), "spec.receiveConnectors[0].ConnectionTimeout"),
+    ({"PublicFolderDatabase/PFDB-LON": {"spec": {"replication": {"Replication Message Size Limit": "\uff13\uff10\uff10KB"}}}},
+     "spec.replication.Replication Message Size Limit"),
+    ({"PublicFolderDatabase/PFDB-LON": {"spec": {"created": "\u0662\u0660\u0661\u0660-01-01"}}}, "spec.created"),
 ])
 def test_a_value_in_a_form_the_schema_rejects_is_one_finding(patch, path):
     # EXL003 says the form is wrong; no rule also reports a number read loosely from it
@@ -439,6 +446,15 @@ def test_a_distinguished_name_is_read_with_its_escapes(store, source):
         "PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {"Preferred Backfill Source": source}}}}})
     mine = [f.rule for f in found if f.entity and f.entity.name == "PFDB-LON"]
     assert "BKF001" in mine and "BKF002" not in mine, [(f.rule, f.message) for f in found]
+
+
+@pytest.mark.parametrize("source", ["CN=", "cn= ", "CN=,OU=Stores,DC=contoso,DC=com", ""])
+def test_a_distinguished_name_with_an_empty_cn_names_nothing_as_an_empty_value_does(source):
+    # `CN=` was read as unreadable (no name came of it), so every check stood down, unsaid:
+    # the schema accepts the text, and BKF002's message names the case ("an empty CN=")
+    found = lint({"PublicFolderDatabase/PFDB-LON": {"spec": {"registry": {"Preferred Backfill Source": source}}}})
+    mine = [(f.rule, f.path) for f in found if f.entity and f.entity.name == "PFDB-LON" and f.rule.startswith("BKF")]
+    assert mine == [("BKF002", "spec.registry.Preferred Backfill Source")], [(f.rule, f.message) for f in found]
 
 
 @pytest.mark.parametrize("written, in_force", [(5000, 24), (1177, 24), (-1, 24), (1176, 1176), (2, 2)])

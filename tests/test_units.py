@@ -35,3 +35,13 @@ def test_durations_and_versions():
     assert parse_duration("15m") == 900.0
     assert parse_duration("24:00:00") is None
     assert version_rank("SE") == 2025 and version_rank(2010) == 2010 and version_rank(True) is None
+
+
+def test_only_the_digits_0_to_9_are_digits():
+    # Python's \d and int() take every Unicode digit; Exchange and JSON Schema take 0-9
+    from linter.model.units import parse_duration, parse_size
+
+    for text in ("\u0661\u0660m", "\uff11\uff10m", "\u0660\u0660:\u0661\u0660:\u0660\u0660"):
+        assert parse_duration(text) is None, text
+    assert parse_size("\uff13\uff10\uff10KB") is None
+    assert parse_duration("10m") == 600 and parse_size("300KB") == 300 * 1024

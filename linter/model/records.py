@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from linter.findings import format_path
-from linter.model.tables import FieldSpec, TableSpec, convert, load_tables
+from linter.model.tables import FieldSpec, TableSpec, convert, is_dn, load_tables
 
 _MISSING = object()
 _UNREADABLE = object()  # the path runs through a value that is not a mapping (`registry: [a]`, `spec:`)
@@ -124,7 +124,9 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
         unreadable, value = True, None  # `""` too: no value of the enum
     elif present and spec.no_blank and _blank(raw):
         unreadable, value = True, None  # `siteFolderServer: ""`: EXL003's, not a server left out
-    record[key + "__set"] = None if unreadable or (present and value is None and not _blank(raw)) else present
+    # `CN=` (a distinguished name whose first CN= is empty) is read, and names nothing, as `""` does
+    names_nothing = _blank(raw) or (spec.type == "dn_name" and isinstance(raw, str) and is_dn(raw))
+    record[key + "__set"] = None if unreadable or (present and value is None and not names_nothing) else present
     if not present and not unreadable:
         value = spec.default
     record[key] = value

@@ -127,6 +127,11 @@ def dn_attributes(dn: str) -> list[tuple[str, str]]:
     return out
 
 
+def is_dn(text: str) -> bool:
+    """Whether a text is written as a distinguished name (``CN=...``, ``OU=x``)."""
+    return bool(_RDN.match(text.strip()))
+
+
 def convert(type_: str, raw: Any) -> Any:
     """The typed value of a raw YAML/JSON value, or None when it does not fit the type."""
     if raw is None:

@@ -12,9 +12,9 @@ import re
 # value EXL003 rejects ("1.5h", "15M", "1.5KB", "15 m") is read as absent, as any value of the
 # wrong type is, so that no rule also reports a number read loosely from it (one problem, one
 # finding). A sign is kept (not rejected) so that the rule owning the range reports "-5m".
-_TIMESPAN = re.compile(r"^(-)?(?:(\d{1,8})\.)?([01]?\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,7}))?$")
-_SHORT = re.compile(r"^(-)?(\d+)([smhd])$")
-_SIZE = re.compile(r"^(-)?(\d+) ?(B|KB|MB|GB)$", re.IGNORECASE)
+_TIMESPAN = re.compile(r"^(-)?(?:(\d{1,8})\.)?([01]?\d|2[0-3]):([0-5]\d):([0-5]\d)(?:\.(\d{1,7}))?$", re.ASCII)
+_SHORT = re.compile(r"^(-)?(\d+)([smhd])$", re.ASCII)
+_SIZE = re.compile(r"^(-)?(\d+) ?(B|KB|MB|GB)$", re.IGNORECASE | re.ASCII)
 _SHORT_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _INT64 = 2**63
 _SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}

@@ -18,6 +18,8 @@ STRAY_SERVER = {"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name"
 CASES = {
     "two-organizations": {"add": [SECOND_ORG, STRAY_SERVER]},
     "two-organizations-one-name": {"add": [SAME_NAME_ORG]},
+    "backfill-source-empty-cn": {"patch": {"PublicFolderDatabase/PFDB-LON": {
+        "spec": {"registry": {"Preferred Backfill Source": "CN=,OU=Stores,DC=contoso,DC=com"}}}}},
     "duplicate-key": {"yaml": "apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
                               "  server: EX10-LON-01\n  server: EX10-PAR-01\n"},
     "unknown-api-version": {"yaml": "apiVersion: exlint/v2\nkind: Server\nmetadata: {name: EX10-LON-09}\nspec: {}\n"},
