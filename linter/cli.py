@@ -142,6 +142,12 @@ class ExlintGroup(click.Group):
     Click's "Aborted!" and exit 1), and standard output that cannot be written (a
     full disk, a closed pipe) is exit 2 with one line, never a trace."""
 
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:  # the group's own options (`exlint --bogus`)
+            raise ExitError(_usage_line(exc)) from None
+
     def invoke(self, ctx):
         try:
             try:
@@ -150,6 +156,8 @@ class ExlintGroup(click.Group):
                 _flush_stdout()
         except KeyboardInterrupt:
             raise Interrupted(INTERRUPTED) from None
+        except click.UsageError as exc:  # one line, as every other failure: not Click's usage block
+            raise ExitError(_usage_line(exc)) from None
         except click.ClickException:
             raise
         except OSError as exc:  # escaped a command: a write to standard output, or an I/O error of its own
@@ -163,6 +171,13 @@ class ExlintGroup(click.Group):
                 raise
             raise ExitError(f"internal error: {type(exc).__name__}: {exc}; this is a bug in exlint: run the same "
                             "command with --debug (exlint --debug ...) for the trace, and report it") from None
+
+
+def _usage_line(exc: click.UsageError) -> str:
+    """A usage error as one line: Click's message, and where the options are listed."""
+    message = " ".join(exc.format_message().split())
+    command = exc.ctx.command_path if exc.ctx is not None else "exlint"
+    return f"{message.rstrip('.')}; see {command} --help"
 
 
 def _debug(ctx) -> bool:

@@ -377,3 +377,20 @@ def test_an_internal_error_is_one_line_and_its_trace_only_with_debug(repo, monke
         "--debug (exlint --debug ...) for the trace, and report it"], result.stderr
     traced = CliRunner().invoke(cli, ["--debug", "check", str(repo)])
     assert isinstance(traced.exception, RuntimeError)  # the trace, as Python prints it
+
+
+@pytest.mark.parametrize("args, words", [
+    (["check", "--fail-on", "warnings", "."], ("'warnings' is not one of", "see exlint check --help")),
+    (["check", "--bogus", "."], ("No such option '--bogus'", "see exlint check --help")),
+    (["chek"], ("No such command 'chek'", "'check'", "see exlint --help")),
+    (["--bogus"], ("No such option '--bogus'", "see exlint --help")),
+    (["check", "--output"], ("requires an argument",)),
+])
+def test_a_usage_error_is_one_line_and_exit_2(args, words):
+    # Click's usage block (Usage:, Try ..., a blank line, Error: ...) is four lines in a CI log
+    result = CliRunner().invoke(cli, args, prog_name="exlint")
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("exlint: error: "), result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
