@@ -158,3 +158,20 @@ def test_directory_as_file_argument_is_walked(tmp_path):
     _write(tmp_path / "sub", "a.yml", "# nothing\n")
     code, report = run_json(tmp_path)
     assert code == 0 and report["summary"]["files"] == 1
+
+
+@pytest.mark.parametrize("text, position, words", [
+    # libyaml's messages name neither the character nor the alias: the finding does, with the fix
+    ("apiVersion: exlint/v1\nkind: Server\nmetadata:\n\tname: X\n", (4, 1), ("a tab character", "spaces")),
+    ("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: *srv}\n", (3, 18), ("*srv", "&srv", "define the anchor")),
+    ("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: @x}\n", (3, 18), ("'@'", "quotes")),
+    # an unclosed quote: where it opens, not the end of the file
+    ('apiVersion: exlint/v1\nkind: Server\nmetadata: {name: "EX10\nspec: {}\n', (3, 18), ("never closed",)),
+], ids=["tab", "undefined-alias", "reserved-character", "unclosed-quote"])
+def test_a_yaml_error_names_what_is_wrong_where_and_the_fix(tmp_path, text, position, words):
+    from linter.loading import load_text
+
+    finding = next(f for f in load_text(text, "x.yaml").findings if f.rule == "EXL001")
+    assert (finding.line, finding.column) == position, finding
+    for word in words:
+        assert word in finding.message, finding.message

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from dataclasses import replace
 from pathlib import Path
@@ -234,6 +235,11 @@ def load_text(text: str, path: str) -> LoadedFile:
             problem = exc.problem or exc.context or "invalid YAML"
             if exc.context and exc.problem:
                 problem = f"{problem} ({exc.context})"
+            explained = _explained(exc, chunk.text)
+            if explained is not None:
+                problem, at = explained
+                if at is not None:
+                    line, column = at.line + 1 + chunk.first_line, at.column + 1
             loaded.findings.append(_syntax_finding(path, "EXL001", f"YAML syntax error: {problem}", line, column))
         except yaml.YAMLError as exc:  # reader errors carry a position too
             line, column = chunk.first_line + 1, 1
@@ -250,6 +256,35 @@ def load_text(text: str, path: str) -> LoadedFile:
     if place is not None:
         _renumber(loaded, place)
     return loaded
+
+
+def _explained(exc, text: str):
+    """(message, mark or None) for the YAML errors whose parser message leaves out what
+    the user needs (libyaml names neither the character nor the alias), with the fix;
+    None for the others."""
+    def at(mark) -> str:
+        lines = text.split("\n")
+        return lines[mark.line][mark.column:] if mark is not None and mark.line < len(lines) else ""
+
+    problem, context = exc.problem or "", exc.context or ""
+    if "cannot start any token" in problem:
+        char = at(exc.problem_mark)[:1]
+        if char == "\t":
+            return ("a tab character: YAML indents with spaces only, never tabs; replace the tab with spaces", None)
+        if char:
+            return (f"found character {char!r} that cannot start any token; put the value in quotes", None)
+        return None
+    if "undefined alias" in problem:
+        alias = re.match(r"\*([^\s,\[\]{}]+)", at(exc.problem_mark))
+        if alias:
+            name = alias.group(1)
+            return (f"found undefined alias *{name}: no anchor &{name} comes before it in this document; "
+                    f"define the anchor first, or write the value itself", None)
+        return None
+    if "end of stream" in problem and "quoted scalar" in context and exc.context_mark is not None:
+        return ("a quoted value opened here is never closed (the document ends inside it); close the quote",
+                exc.context_mark)
+    return None
 
 
 def _renumber(loaded: LoadedFile, place) -> None:
