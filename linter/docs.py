@@ -135,6 +135,12 @@ def rules_markdown(rules) -> str:
               "`Preferred Backfill Source` set at all, and the info rules BKF006, STS001, CON002 and "
               "DUP004) stays silent on a value that another warning or error rule already reports: "
               "one problem, one finding.", "",
+              "A document whose YAML does not parse is EXL001's. When its `apiVersion`, `kind` and "
+              "`metadata.name` come before the error (as they do in exlint's documents), the object "
+              "still exists for the other documents, every other field unread: a replica list or a "
+              "server naming it is not reported as naming something undefined (one problem, one "
+              "finding). An Organization so broken still counts as the estate's one Organization "
+              "(EXL008), though its sites and lists cannot be read.", "",
               "A fact ID in a rule's text (F1 to F26) names an entry of the rule catalog's table of "
               "facts gathered from Microsoft's published references (a default, a range, a unit) "
               "in addition to the document under References.", "",

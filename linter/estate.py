@@ -80,7 +80,15 @@ def file_records(loaded: LoadedFile) -> tuple[dict[str, list[dict]], int]:
     """The records of one file's sound documents (for files read only to resolve
     references), and how many documents it holds."""
     sound = [d for d in loaded.documents if validate_document(d)[1]]
-    return build_all(sound), len(loaded.documents)
+    return build_all(sound + named_only(loaded)), len(loaded.documents)
+
+
+def named_only(loaded: LoadedFile) -> list[Document]:
+    """The documents of ``loaded`` whose YAML does not parse but whose kind and name
+    were read (Document.partial), as the model knows them: named, every other field
+    unread. An Organization is not among them (its lists cannot be read; it still
+    counts as the estate's Organization, is_unnamed_organization)."""
+    return [d for d in loaded.partial if d.data.get("kind") != "Organization"]
 
 
 def is_unnamed_organization(data) -> bool:
@@ -105,6 +113,8 @@ def build_estate(files: list[LoadedFile], context: dict[str, list[dict]] | None 
                 modelled.append(document)
             elif is_unnamed_organization(document.data):
                 unnamed_organizations += 1
+        modelled.extend(named_only(loaded))
+        unnamed_organizations += sum(1 for d in loaded.partial if is_unnamed_organization(d.data))
     tables, index, organization, count, graph = build_model(modelled, context)
     count += unnamed_organizations
     return Estate(files, documents, modelled, findings, tables, index, organization, count, graph,

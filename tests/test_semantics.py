@@ -53,6 +53,31 @@ def test_two_organizations_of_one_name_are_two_lists_not_one_listed_twice():
         ("Contoso", "spec.sites[0].name"), ("Contoso", "spec.sites[2].name")], [(f.rule, f.message) for f in found]
 
 
+# a store whose YAML breaks after its kind and name (a flow list left open)
+BROKEN_STORE = {"delete": ["PublicFolderDatabase/PFDB-PAR"],
+                "yaml": "apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata:\n  name: PFDB-PAR\nspec:\n"
+                        "  server: EX10-PAR-01\n  created: [2011-06-01\n"}
+BROKEN_ORGANIZATION = {"delete": ["Organization/contoso"],
+                       "yaml": "apiVersion: exlint/v1\nkind: Organization\nmetadata: {name: contoso}\nspec:\n"
+                               "  sites: [{name: London}\n"}
+
+
+def test_a_document_whose_yaml_breaks_after_its_name_still_defines_that_name():
+    # the store's file fails to parse (EXL001); the folders listing it as a replica got REP001
+    # "not defined" in other files for the same typo
+    found = lint(BROKEN_STORE)
+    assert sorted(f.rule for f in found) == ["EXL001"], [(f.rule, f.file, f.message) for f in found]
+    # with nothing read before the error, nothing is named: the replicas are undefined
+    unnamed = {**BROKEN_STORE, "yaml": "apiVersion: exlint/v1\nkind: [PublicFolderDatabase\nmetadata: {name: PFDB-PAR}\n"}
+    assert "REP001" in rules_of(lint(unnamed))
+
+
+def test_an_organization_whose_yaml_breaks_is_still_the_estates_organization():
+    # EXL008 said the estate has no Organization
+    found = lint(BROKEN_ORGANIZATION)
+    assert "EXL001" in rules_of(found) and "EXL008" not in rules_of(found), [(f.rule, f.message) for f in found]
+
+
 def test_duplicate_key_names_its_document():
     text = ("apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
             "  server: EX10-LON-01\n  registry:\n    Background Cleanup (in msecs): 60000\n"

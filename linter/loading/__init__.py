@@ -226,6 +226,11 @@ def load_text(text: str, path: str) -> LoadedFile:
             line, column = exc.problem_mark.line + 1 + chunk.first_line, exc.problem_mark.column + 1
             loaded.findings.append(_syntax_finding(path, "EXL001", exc.problem, line, column))
         except yaml.MarkedYAMLError as exc:
+            if len(loaded.documents) + len(loaded.partial) == index:  # the chunk's first document broke
+                partial = partial_document(chunk.text, path, index, chunk.first_line)
+                if partial is not None:
+                    loaded.partial.append(partial)
+                    index += 1
             mark = exc.problem_mark or exc.context_mark
             line = (mark.line + 1 + chunk.first_line) if mark else chunk.first_line + 1
             column = (mark.column + 1) if mark else 1
@@ -256,6 +261,61 @@ def load_text(text: str, path: str) -> LoadedFile:
     if place is not None:
         _renumber(loaded, place)
     return loaded
+
+
+UNPARSED = "(its YAML does not parse)"  # a partial document's spec: every field under it unread
+
+
+def partial_document(text: str, path: str, index: int, first_line: int) -> Document | None:
+    """The document of ``text`` (one document whose YAML does not parse) as far as its
+    events go before the error: when its ``apiVersion``, ``kind`` and ``metadata.name``
+    all came first (as they do in exlint's documents), a Document of them alone, its
+    ``spec`` unread (Document.partial); else None. One broken file must not make every
+    reference to the objects it defines "undefined" in the others: one problem, one finding."""
+    found: dict[str, object] = {}
+    marks: dict[str, tuple[int, int]] = {}
+    stack: list[list] = []  # per open collection: [kind, key path, expecting a key, pending key]
+    start = None
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent, yaml.ScalarEvent,
+                                  yaml.AliasEvent)) and start is None:
+                start = event.start_mark
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                stack.pop()
+                if stack and stack[-1][0] == "map":
+                    stack[-1][2] = True
+                continue
+            if not isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent, yaml.ScalarEvent,
+                                      yaml.AliasEvent)):
+                continue
+            top = stack[-1] if stack else None
+            if top is not None and top[0] == "map" and top[2]:  # a key
+                top[3] = event.value if isinstance(event, yaml.ScalarEvent) else None
+                top[2] = False
+                if not isinstance(event, yaml.ScalarEvent):  # a complex key: not one of ours
+                    return None
+                continue
+            where = (top[1] + (top[3],)) if top is not None and top[0] == "map" else None
+            if isinstance(event, yaml.ScalarEvent) and where in (("apiVersion",), ("kind",), ("metadata", "name")):
+                found[".".join(where)] = event.value
+                marks[".".join(where)] = (event.start_mark.line + 1 + first_line, event.start_mark.column + 1)
+            if isinstance(event, yaml.MappingStartEvent):
+                stack.append(["map", where or (), True, None])
+            elif isinstance(event, yaml.SequenceStartEvent):
+                stack.append(["seq", (), False, None])
+            elif top is not None and top[0] == "map":
+                top[2] = True
+            if len(found) == 3:
+                break
+    except yaml.YAMLError:
+        pass
+    api, kind, name = found.get("apiVersion"), found.get("kind"), found.get("metadata.name")
+    if api != "exlint/v1" or not isinstance(kind, str) or not isinstance(name, str) or not name.strip():
+        return None
+    line, column = (start.line + 1 + first_line, start.column + 1) if start is not None else (first_line + 1, 1)
+    data = {"apiVersion": api, "kind": kind, "metadata": {"name": name}, "spec": UNPARSED}
+    return Document(path, index, line, column, data, {"metadata.name": marks["metadata.name"]}, partial=True)
 
 
 def _explained(exc, text: str):

@@ -22,6 +22,9 @@ class Document:
     # without a run of 19 digits): validation then skips its walk looking for one
     wide_ints: bool = True
     aliased: bool = False  # uses YAML aliases or merge keys (--fix does not edit such a document)
+    # its YAML does not parse (EXL001), but its kind and name came before the error: the
+    # model knows it exists, every other field unread (linter.loading.partial_document)
+    partial: bool = False
 
     def key_position(self, path: tuple) -> tuple[int, int]:
         """Where the key of ``path`` is written (an unknown or misspelt key is reported there)."""
@@ -43,6 +46,10 @@ class LoadedFile:
     text: str | None
     documents: list[Document] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    # documents whose YAML does not parse but whose kind and name were read before the error
+    # (Document.partial): never validated or linted, only named in the model, so that the
+    # references to them elsewhere are not reported as undefined beside the EXL001
+    partial: list[Document] = field(default_factory=list)
     # a file whose bytes could not be read as text (not UTF-8, a NUL byte, too
     # large): whether those bytes claim to be exlint's (linter.loading.scope)
     claims: bool | None = None

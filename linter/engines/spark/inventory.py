@@ -184,6 +184,22 @@ class Emitter:
             self.organizations += 1
         return out, sound
 
+    def partial(self, document: Document, est: int) -> list:
+        """Rows of a document whose YAML does not parse, named as far as it was read
+        (linter.estate.named_only: its records, every field unread), as check models it."""
+        if is_unnamed_organization(document.data):
+            self.organizations += 1
+            return []
+        out = []
+        data = document.data
+        name = document_name(data)
+        for table in self.by_kind.get(data.get("kind"), ()):
+            build = self.builders[table.name]
+            for record in build_records(table, document, data, name):
+                self.counter += 1
+                out.append(self._row(table.name, self.slot[table.name], build(record, est, self.base + self.counter)))
+        return out
+
 
 def union_columns() -> list[tuple[str, str]]:
     tables = load_tables()
@@ -223,6 +239,8 @@ def _yaml_rows(emit: Emitter, task) -> list:
         produced, sound = emit.document(document, est)
         out.extend(produced)
         linted += sound
+    for document in loaded.partial:
+        out.extend(emit.partial(document, est))
     documents = len(loaded.documents)
     out.append(emit.stats(est, 1, documents, documents + broken, linted))
     return out
