@@ -78,6 +78,18 @@ def test_an_organization_whose_yaml_breaks_is_still_the_estates_organization():
     assert "EXL001" in rules_of(found) and "EXL008" not in rules_of(found), [(f.rule, f.message) for f in found]
 
 
+MAPI_TYPO = {"Organization/contoso": {"spec": {"hierarchies": [
+    {"name": "Public Folders", "type": "mapi"}, {"name": "Projects", "type": "Application"}]}}}
+
+
+def test_a_hierarchy_type_the_schema_refuses_is_exl003s_alone():
+    # `type: mapi` is EXL003's ("did you mean 'MAPI'"); HIE007 counted no MAPI hierarchy and
+    # said the organization defines none: two findings for one typo
+    found = lint({"patch": MAPI_TYPO})
+    assert [(f.rule, f.path) for f in found] == [("EXL003", "spec.hierarchies[0].type")], \
+        [(f.rule, f.message) for f in found]
+
+
 def test_duplicate_key_names_its_document():
     text = ("apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
             "  server: EX10-LON-01\n  registry:\n    Background Cleanup (in msecs): 60000\n"

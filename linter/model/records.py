@@ -89,7 +89,8 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
         items = raw if isinstance(raw, list) else []
         where = spec.where or {}
         if unreadable or (present and not isinstance(raw, list)) or any(
-                not isinstance(item, dict) or any(item.get(k) is None for k in where) for item in items):
+                not isinstance(item, dict) or any(item.get(k) is None for k in where)
+                or any(item.get(k) not in values for k, values in spec.where_choices) for item in items):
             # a list (or an entry, or the key a count asks about) EXL003 reports: not a count of
             # what was meant, so no count at all (HIE007 said "no MAPI hierarchy" of `hierarchies:`)
             record[key] = None

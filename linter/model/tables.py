@@ -38,6 +38,9 @@ class FieldSpec:
     choices: frozenset | None = None
     # the schema refuses a blank text here (a name): `""` is EXL003's, unread, not absent
     no_blank: bool = False
+    # a count's `where` keys that are enums: key -> the schema's values (`type: mapi` is
+    # EXL003's, so the count of MAPI hierarchies is unknown, not one less)
+    where_choices: tuple = ()
 
     @property
     def is_list(self) -> bool:
@@ -205,6 +208,9 @@ def load_tables() -> dict[str, TableSpec]:
                 enum_values(body["document"], _split(each or "") + _split(spec["path"]))
                 if type_ == "enum" else None,
                 rejects_blank(body["document"], _split(each or "") + _split(spec["path"])),
+                tuple((key, values) for key in (spec.get("where") or {})
+                      if (values := enum_values(body["document"],
+                                                _split(each or "") + _split(spec["path"]) + (key,))) is not None),
             )
         each = body.get("each")
         tables[table_name] = TableSpec(

@@ -6,8 +6,8 @@ import pytest
 
 from linter.policy.packs import load_rules
 from parity import EstateSpec, example_spec, local_findings, run_spark
-from test_semantics import (BROKEN_ORGANIZATION, BROKEN_STORE, NO_MAPI_NO_SITE_FOLDER_SERVER, NOT_ORGANIZATION,
-                            SAME_NAME_ORG, UNREADABLE, UNREADABLE_ORGANIZATION)
+from test_semantics import (BROKEN_ORGANIZATION, BROKEN_STORE, MAPI_TYPO, NO_MAPI_NO_SITE_FOLDER_SERVER,
+                            NOT_ORGANIZATION, SAME_NAME_ORG, UNREADABLE, UNREADABLE_ORGANIZATION)
 
 RULES = load_rules()
 SECOND_ORG = {"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "fabrikam"},
@@ -20,6 +20,7 @@ CASES = {
     "two-organizations-one-name": {"add": [SAME_NAME_ORG]},
     "yaml-broken-after-the-name": BROKEN_STORE,
     "organization-yaml-broken": BROKEN_ORGANIZATION,
+    "hierarchy-type-typo": {"patch": MAPI_TYPO},
     "backfill-source-empty-cn": {"patch": {"PublicFolderDatabase/PFDB-LON": {
         "spec": {"registry": {"Preferred Backfill Source": "CN=,OU=Stores,DC=contoso,DC=com"}}}}},
     "duplicate-key": {"yaml": "apiVersion: exlint/v1\nkind: MailboxDatabase\nmetadata: {name: MBX-LON-02}\nspec:\n"
