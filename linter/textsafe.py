@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import re
 
-# C0 controls and DEL, C1 controls, the Unicode line and paragraph separators,
-# and the bidirectional overrides and isolates ("Trojan Source"). Tab is kept.
-_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# What a reader cannot see, or that moves what they see: the bidirectional overrides and
+# isolates ("Trojan Source"), characters of no width (U+200B-U+200F, the word joiner and
+# invisible operators, a byte order mark inside a text, the soft hyphen) and spaces that are
+# not U+0020 (a no-break space). A name "EX03-A\u200b" or "Public\u00a0Folders" matches no
+# other name while looking like one: a finding shows it escaped, so the reader sees why.
+_INVISIBLE = "\u00a0\u00ad\u180e\u2000-\u200f\u202a-\u202f\u205f-\u2064\u2066-\u2069\ufeff"
+# C0 controls and DEL, C1 controls, the Unicode line and paragraph separators, and the
+# invisible characters above. Tab is kept.
+_CONTROL = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
+_CONTROL_BUT_LINES = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
+_INVISIBLE_ONLY = re.compile(f"[{_INVISIBLE}]")
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Characters XML 1.0 cannot carry at all, even as character references.
@@ -41,6 +48,13 @@ def printable(text, keep_line_breaks: bool = False) -> str:
     text = valid_unicode(str(text))
     pattern = _CONTROL_BUT_LINES if keep_line_breaks else _CONTROL
     return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def visible(text) -> str:
+    """``text`` with only the invisible characters (``_INVISIBLE``) shown as escapes,
+    line breaks and the rest as they are: for a format that escapes its own markup (HTML)."""
+    text = str(text)
+    return _INVISIBLE_ONLY.sub(_escape, text) if _INVISIBLE_ONLY.search(text) else text
 
 
 def xml_text(text) -> str:

@@ -374,6 +374,30 @@ def test_control_characters_are_escaped_in_printed_findings(tmp_path, fmt):
     assert "\\x1b[31mX" in out
 
 
+INVISIBLE = ('apiVersion: exlint/v1\nkind: PublicFolderDatabase\nmetadata: {name: "PFDB-Z"}\n'
+             'spec: {server: "EX03-A\\u200b", hierarchy: "Public\\u00a0Folders\\ufeff"}\n')
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "sarif", "html"])
+def test_characters_no_reader_can_see_are_escaped_in_findings(tmp_path, fmt):
+    # "server EX03-A is not defined" with a zero-width space in the name: the reader cannot see
+    # why it matches no server; escaped, they can (a no-break space, a BOM alike)
+    root = repo(tmp_path)
+    (root / "stores" / "inv.yaml").write_text(INVISIBLE)
+    args = ["check", "--format", fmt, "stores/inv.yaml"] if fmt != "html" else \
+        ["check", "--output", "r.html", "stores/inv.yaml"]
+    completed = run(*args, cwd=root)
+    out = completed.stdout.decode() if fmt != "html" else (root / "r.html").read_text(encoding="utf-8")
+    if fmt == "sarif":  # the findings' messages (the rules' quoted sources may hold a no-break space)
+        out = "\n".join(r["message"]["text"] for r in json.loads(out)["runs"][0]["results"])
+    for char in "\u200b\u00a0\ufeff":
+        assert char not in out, (fmt, char)
+    assert "EX03-A\\u200b" in out and "Public\\xa0Folders" in out
+    # the JSON report is data: the name as written
+    data = report(run("check", "--format", "json", "stores/inv.yaml", cwd=root))
+    assert any("EX03-A\u200b" in f["message"] for f in data["findings"])
+
+
 def test_control_characters_are_escaped_in_diagnostics(tmp_path):
     root = repo(tmp_path)
     line = one_line_error(run("check", "no\n::error file=evil.yaml::forged\x1b[2J", cwd=root))

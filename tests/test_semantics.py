@@ -82,10 +82,13 @@ MAPI_TYPO = {"Organization/contoso": {"spec": {"hierarchies": [
     {"name": "Public Folders", "type": "mapi"}, {"name": "Projects", "type": "Application"}]}}}
 
 
-def test_a_hierarchy_type_the_schema_refuses_is_exl003s_alone():
+@pytest.mark.parametrize("written", ["mapi", ["MAPI"]])  # (a list: no value to look up at all)
+def test_a_hierarchy_type_the_schema_refuses_is_exl003s_alone(written):
     # `type: mapi` is EXL003's ("did you mean 'MAPI'"); HIE007 counted no MAPI hierarchy and
     # said the organization defines none: two findings for one typo
-    found = lint({"patch": MAPI_TYPO})
+    patch = {"Organization/contoso": {"spec": {"hierarchies": [
+        {"name": "Public Folders", "type": written}, {"name": "Projects", "type": "Application"}]}}}
+    found = lint({"patch": patch})
     assert [(f.rule, f.path) for f in found] == [("EXL003", "spec.hierarchies[0].type")], \
         [(f.rule, f.message) for f in found]
 

@@ -264,6 +264,7 @@ def load_text(text: str, path: str) -> LoadedFile:
 
 
 UNPARSED = "(its YAML does not parse)"  # a partial document's spec: every field under it unread
+_PARTIAL_EVENTS = 2000  # how far partial_document looks for a broken document's kind and name
 
 
 def partial_document(text: str, path: str, index: int, first_line: int) -> Document | None:
@@ -277,7 +278,11 @@ def partial_document(text: str, path: str, index: int, first_line: int) -> Docum
     stack: list[list] = []  # per open collection: [kind, key path, expecting a key, pending key]
     start = None
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        # exlint's documents name themselves first: a few hundred events at most, never the
+        # whole of a large file (the pure-Python parser would take a minute over 32 MB)
+        for count, event in enumerate(yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))):
+            if count > _PARTIAL_EVENTS:
+                return None
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent, yaml.ScalarEvent,
                                   yaml.AliasEvent)) and start is None:
                 start = event.start_mark

@@ -90,7 +90,8 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
         where = spec.where or {}
         if unreadable or (present and not isinstance(raw, list)) or any(
                 not isinstance(item, dict) or any(item.get(k) is None for k in where)
-                or any(item.get(k) not in values for k, values in spec.where_choices) for item in items):
+                or any(not isinstance(item.get(k), str) or item.get(k) not in values
+                       for k, values in spec.where_choices) for item in items):
             # a list (or an entry, or the key a count asks about) EXL003 reports: not a count of
             # what was meant, so no count at all (HIE007 said "no MAPI hierarchy" of `hierarchies:`)
             record[key] = None

@@ -597,7 +597,9 @@ BAR_HEIGHT = 15
 
 
 def _e(value: Any) -> str:
-    return escape("" if value is None else str(value), quote=True)
+    from linter.textsafe import visible  # a bidirectional override must not reorder the page
+
+    return escape(visible("" if value is None else value), quote=True)
 
 
 def _short(text: str, width: int = 32) -> str:

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from linter import __version__
 from linter.fingerprints import distinct_fingerprints
-from linter.textsafe import valid_unicode
+from linter.textsafe import valid_unicode, visible
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
@@ -166,7 +166,7 @@ def document(result) -> dict:
         item = {
             "ruleId": finding.rule,
             "level": LEVELS[finding.severity],
-            "message": {"text": finding.message},
+            "message": {"text": visible(finding.message)},  # readers see an invisible character escaped
             "partialFingerprints": {"exlintFingerprint/v1": print_},
         }
         if finding.rule in index:
