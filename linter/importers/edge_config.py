@@ -30,6 +30,11 @@ def import_edge_config(path: str | Path, data: bytes, collector: Collector, root
     if not settings:
         collector.warn(Origin(path, root.line, root.column), "no <appSettings>: nothing imported")
         return
+    if len(settings) > 1:  # System.Configuration: "Sections must only appear once per config file"
+        second = settings[1]
+        raise SourceError(path, f"a second <appSettings> (the first at line {settings[0].line}): .NET refuses a "
+                                f"configuration file holding a section twice, so the transport service does not "
+                                f"start with it; merge the two sections", second.line, second.column)
     # what .NET's appSettings holds at the end: keys compared case-insensitively, a later <add>
     # replacing an earlier one, <remove key> and <clear/> taking keys away
     held: dict[str, tuple[str, str, Origin]] = {}
@@ -37,8 +42,22 @@ def import_edge_config(path: str | Path, data: bytes, collector: Collector, root
     for section in settings:
         for node in section.children:
             key = node.get("key")
-            canonical = next((k for k in ROUTING_KEYS if isinstance(key, str) and k.casefold() == key.strip().casefold()),
+            if node.tag in ("add", "remove") and key is None:
+                collector.warn(Origin(path, node.line, node.column),
+                               f"<{node.tag}> without a key attribute: .NET refuses it (\"Required attribute 'key' "
+                               f"not found\"): not imported; give it its key")
+                continue
+            # NameValueCollection compares keys in any case, but as written: " PFReplicaAgeThreshold "
+            # is another key, which the service never asks for
+            canonical = next((k for k in ROUTING_KEYS if isinstance(key, str) and k.casefold() == key.casefold()),
                              None)
+            padded = next((k for k in ROUTING_KEYS if isinstance(key, str) and k.casefold() == key.strip().casefold()),
+                          None)
+            if canonical is None and padded is not None and node.tag == "add":
+                collector.warn(Origin(path, node.line, node.column),
+                               f"key '{key}' has spaces around {padded}: the transport service reads keys as "
+                               f"written, so it does not read this one: not imported; remove the spaces")
+                continue
             if node.tag == "clear":
                 held.clear()
             elif node.tag == "remove" and canonical:

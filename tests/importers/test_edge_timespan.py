@@ -106,3 +106,29 @@ def test_a_key_removed_again_is_said_to_be_so(tmp_path):
     result = run_import(config, "--output", tmp_path / "out", "--organization", "Contoso")
     assert result.exit_code == 0 and "removed again" in result.stderr
     assert load_documents(tmp_path / "out") == {}
+
+
+def test_a_key_with_spaces_around_it_is_not_the_key_the_service_reads(tmp_path):
+    config = _settings(tmp_path, '<add key=" PFReplicaAgeThreshold " value="2.00:00:00"/>')
+    result = run_import(config, "--output", tmp_path / "out", "--organization", "Contoso")
+    assert result.exit_code == 0
+    assert "has spaces around PFReplicaAgeThreshold" in result.stderr and "not imported" in result.stderr
+    assert load_documents(tmp_path / "out") == {}
+
+
+def test_an_add_without_a_key_is_a_warning(tmp_path):
+    config = _settings(tmp_path, '<add value="3"/>\n<add key="PFReplicaAgeThreshold" value="1.00:00:00"/>')
+    result = run_import(config, "--output", tmp_path / "out", "--organization", "Contoso")
+    assert result.exit_code == 0 and "without a key attribute" in result.stderr
+    assert find_document(tmp_path / "out", "Organization", "Contoso")["spec"]["routing"] == {
+        "PFReplicaAgeThreshold": "1.00:00:00"}
+
+
+def test_two_app_settings_sections_are_an_error_as_dotnet_refuses_them(tmp_path):
+    config = tmp_path / "EdgeTransport.exe.config"
+    config.write_text('<configuration>\n<appSettings><add key="PFReplicaAgeThreshold" value="1"/></appSettings>\n'
+                      '<appSettings><add key="PFReplicaAgeThreshold" value="2"/></appSettings>\n</configuration>\n')
+    result = run_import(config, "--output", tmp_path / "out", "--organization", "Contoso")
+    assert result.exit_code == 2
+    assert f"{config}:3:1: error: a second <appSettings>" in result.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.yaml"))
