@@ -172,14 +172,7 @@ class Emitter:
         findings, sound = validate_document(document)
         out = [self.finding(f, est) for f in findings]
         if sound:
-            data = document.data
-            name = document_name(data)
-            for table in self.by_kind.get(data.get("kind"), ()):
-                build = self.builders[table.name]
-                for record in build_records(table, document, data, name):
-                    self.counter += 1
-                    self.organizations += table.name == "Organization"
-                    out.append(self._row(table.name, self.slot[table.name], build(record, est, self.base + self.counter)))
+            out.extend(self._records(document, est))
         elif is_unnamed_organization(document.data):
             self.organizations += 1
         return out, sound
@@ -190,13 +183,17 @@ class Emitter:
         if is_unnamed_organization(document.data):
             self.organizations += 1
             return []
-        out = []
+        return self._records(document, est)
+
+    def _records(self, document: Document, est: int) -> list:
         data = document.data
         name = document_name(data)
+        out = []
         for table in self.by_kind.get(data.get("kind"), ()):
             build = self.builders[table.name]
             for record in build_records(table, document, data, name):
                 self.counter += 1
+                self.organizations += table.name == "Organization"
                 out.append(self._row(table.name, self.slot[table.name], build(record, est, self.base + self.counter)))
         return out
 
