@@ -238,7 +238,8 @@ def test_a_misspelt_tool_table_in_pyproject_is_an_error_with_the_name(tmp_path, 
 
 def test_a_pyproject_of_another_tool_is_no_configuration(tmp_path, monkeypatch):
     root = _bare_repo(tmp_path)
-    (root / "pyproject.toml").write_text('[tool.black]\nline-length = 100\n[tool.ruff]\nselect = ["E"]\n')
+    (root / "pyproject.toml").write_text('[tool.black]\nline-length = 100\n[tool.ruff]\nselect = ["E"]\n'
+                                         '[tool.eslint]\nx = 1\n[tool.pylint]\ny = 2\n')
     monkeypatch.chdir(root)
     assert lint(Options(paths=["."], use_cache=False)).findings  # linted, with the defaults
 

@@ -100,7 +100,9 @@ def _misspelt_table(text: str) -> bool:
     import re
 
     names = re.findall(r"^\s*\[+\s*tool\s*\.\s*\"?([A-Za-z0-9_-]+)", text, re.MULTILINE)
-    return any(difflib.SequenceMatcher(None, name.lower(), "exlint").ratio() >= 0.8 for name in names)
+    # "ex" first: another tool one letter away (eslint) is that tool's table, not a typo of exlint's
+    return any(name.lower().startswith("ex") and difflib.SequenceMatcher(None, name.lower(), "exlint").ratio() >= 0.8
+               for name in names)
 
 
 def config_file_present(path: str | os.PathLike) -> bool:
