@@ -27,11 +27,18 @@ def test_a_kept_frame_waits_for_the_frames_it_is_computed_after(spark):
     gate.set()
     assert work.result() == 10
     assert frame.count() == 10
+    frame.unpersist()
 
 
 def test_the_model_keeps_a_frame_after_the_kept_frames_its_plan_reads_through_views(spark, monkeypatch):
     run = job.run(spark, discover_inputs([SAMPLE]), load_rules(), Config())
-    model = run.model
+    try:
+        _keeps_in_order(spark, monkeypatch, run.model)
+    finally:
+        run.close()  # the tests share one JVM: a run left open keeps its tables in its heap
+
+
+def _keeps_in_order(spark, monkeypatch, model):
     asked = []
     real = model_module.keep_later
 
@@ -53,3 +60,5 @@ def test_the_model_keeps_a_frame_after_the_kept_frames_its_plan_reads_through_vi
     model.settle()
     assert sorted(r["m"] for r in dependent.collect()) == [0, 2, 4, 6, 8]
     assert unrelated.count() == 3
+    for frame in (base, dependent, unrelated):
+        frame.unpersist()
