@@ -13,12 +13,14 @@ import re
 # invisible operators, a byte order mark inside a text, the soft hyphen) and spaces that are
 # not U+0020 (a no-break space). A name "EX03-A\u200b" or "Public\u00a0Folders" matches no
 # other name while looking like one: a finding shows it escaped, so the reader sees why.
-_INVISIBLE = "\u00a0\u00ad\u180e\u2000-\u200f\u202a-\u202f\u205f-\u2064\u2066-\u2069\ufeff"
+_NO_WIDTH = "\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+_INVISIBLE = _NO_WIDTH + "\u00a0\u2000-\u200a\u202f\u205f"  # and the spaces that are not U+0020
 # C0 controls and DEL, C1 controls, the Unicode line and paragraph separators, and the
 # invisible characters above. Tab is kept.
 _CONTROL = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
 _CONTROL_BUT_LINES = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
 _INVISIBLE_ONLY = re.compile(f"[{_INVISIBLE}]")
+_NO_WIDTH_ONLY = re.compile(f"[{_NO_WIDTH}]")
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # Characters XML 1.0 cannot carry at all, even as character references.
@@ -50,11 +52,14 @@ def printable(text, keep_line_breaks: bool = False) -> str:
     return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
-def visible(text) -> str:
+def visible(text, spaces: bool = True) -> str:
     """``text`` with only the invisible characters (``_INVISIBLE``) shown as escapes,
-    line breaks and the rest as they are: for a format that escapes its own markup (HTML)."""
+    line breaks and the rest as they are: for a format that escapes its own markup.
+    ``spaces=False`` leaves the spaces that are not U+0020 alone (the HTML report
+    sets its numbers apart with narrow no-break spaces: 12 345)."""
     text = str(text)
-    return _INVISIBLE_ONLY.sub(_escape, text) if _INVISIBLE_ONLY.search(text) else text
+    pattern = _INVISIBLE_ONLY if spaces else _NO_WIDTH_ONLY
+    return pattern.sub(_escape, text) if pattern.search(text) else text
 
 
 def xml_text(text) -> str:

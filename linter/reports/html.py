@@ -599,7 +599,7 @@ BAR_HEIGHT = 15
 def _e(value: Any) -> str:
     from linter.textsafe import visible  # a bidirectional override must not reorder the page
 
-    return escape(visible("" if value is None else value), quote=True)
+    return escape(visible("" if value is None else value, spaces=False), quote=True)
 
 
 def _short(text: str, width: int = 32) -> str:
