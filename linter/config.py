@@ -421,12 +421,7 @@ def discover_root(start: Path, named: bool = False) -> Discovery:
     else the git work tree holding ``start``; else nothing (only the paths given).
     ``named``: a configuration is named with --config, so the one found here is
     never read (its link leaving the repository is then no error)."""
-    if named:
-        return _discover_root(start, lambda config, directory: config)
-    return _discover_root(start, _refuse_outside)
-
-
-def _discover_root(start: Path, refuse_outside) -> Discovery:
+    refuse_outside = (lambda config, directory: config) if named else _refuse_outside
     start = Path(os.path.realpath(start))  # Path.resolve raises on a link loop; discover() reports it
     if start.is_file() or not start.exists():
         start = start.parent
@@ -446,15 +441,7 @@ def _discover_root(start: Path, refuse_outside) -> Discovery:
 
 def find_config(start: Path) -> Path | None:
     """The nearest ``.exlint.yaml`` (or pyproject.toml with [tool.exlint]) upward from ``start``."""
-    start = Path(os.path.realpath(start))
-    for directory in _boundaries(start):
-        candidate = directory / CONFIG_NAME
-        if config_file_present(candidate):
-            return _refuse_outside(candidate, directory)
-        pyproject = directory / "pyproject.toml"
-        if configures_exlint(pyproject):
-            return _refuse_outside(pyproject, directory)
-    return None
+    return discover_root(start).config
 
 
 def find_root(start: Path) -> Path | None:

@@ -88,7 +88,7 @@ def named_only(loaded: LoadedFile) -> list[Document]:
     were read (Document.partial), as the model knows them: named, every other field
     unread. An Organization is not among them (its lists cannot be read; it still
     counts as the estate's Organization, is_unnamed_organization)."""
-    return [d for d in loaded.partial if d.data.get("kind") != "Organization"]
+    return [d for d in loaded.partial if not is_unnamed_organization(d.data)]
 
 
 def is_unnamed_organization(data) -> bool:

@@ -175,3 +175,14 @@ def test_a_yaml_error_names_what_is_wrong_where_and_the_fix(tmp_path, text, posi
     assert (finding.line, finding.column) == position, finding
     for word in words:
         assert word in finding.message, finding.message
+
+
+def test_a_broken_documents_name_is_placed_as_git_numbers_lines():
+    # a lone CR is a line break to YAML, not to git: the partly read document's positions are
+    # renumbered as every other document's (GitHub annotations and --diff count git's lines)
+    from linter.loading import load_text
+
+    text = "# a\r# b\napiVersion: exlint/v1\nkind: Server\nmetadata: {name: A}\nspec: {version: [\n"
+    partial = load_text(text, "x.yaml").partial[0]
+    assert partial.marks["metadata.name"] == (4, 18)
+    assert (partial.line, partial.column) == (2, 1)

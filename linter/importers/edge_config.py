@@ -20,6 +20,11 @@ _INTEGER = re.compile(r"^\s*[+-]?[0-9]+\s*$", re.ASCII)
 ROUTING_KEYS = {"PFReplicaAgeThreshold": "duration", "PFReplicaAgeThresholdHours": "int"}
 
 
+def _routing_key(key) -> str | None:
+    """The routing key ``key`` names (in any case, as NameValueCollection compares), or None."""
+    return next((k for k in ROUTING_KEYS if isinstance(key, str) and k.casefold() == key.casefold()), None)
+
+
 def import_edge_config(path: str | Path, data: bytes, collector: Collector, root: Node | None = None) -> None:
     path = str(path)
     root = root or parse_xml(path, data)
@@ -49,11 +54,9 @@ def import_edge_config(path: str | Path, data: bytes, collector: Collector, root
                 continue
             # NameValueCollection compares keys in any case, but as written: " PFReplicaAgeThreshold "
             # is another key, which the service never asks for
-            canonical = next((k for k in ROUTING_KEYS if isinstance(key, str) and k.casefold() == key.casefold()),
-                             None)
-            padded = next((k for k in ROUTING_KEYS if isinstance(key, str) and k.casefold() == key.strip().casefold()),
-                          None)
-            if canonical is None and padded is not None and node.tag == "add":
+            canonical = _routing_key(key)
+            padded = _routing_key(key.strip()) if canonical is None and node.tag == "add" else None
+            if padded is not None:
                 collector.warn(Origin(path, node.line, node.column),
                                f"key '{key}' has spaces around {padded}: the transport service reads keys as "
                                f"written, so it does not read this one: not imported; remove the spaces")

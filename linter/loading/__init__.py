@@ -354,7 +354,7 @@ def _explained(exc, text: str):
 
 def _renumber(loaded: LoadedFile, place) -> None:
     """Every position of ``loaded`` as git numbers lines (``text.git_positions``)."""
-    for document in loaded.documents:
+    for document in loaded.documents + loaded.partial:
         document.line, document.column = place(document.line, document.column)
         document.marks = {path: place(*mark) for path, mark in document.marks.items()}
         document.key_marks = {path: place(*mark) for path, mark in document.key_marks.items()}

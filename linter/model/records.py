@@ -127,8 +127,9 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
     elif present and spec.no_blank and _blank(raw):
         unreadable, value = True, None  # `siteFolderServer: ""`: EXL003's, not a server left out
     # `CN=` (a distinguished name whose first CN= is empty) is read, and names nothing, as `""` does
-    names_nothing = _blank(raw) or (spec.type == "dn_name" and isinstance(raw, str) and is_dn(raw))
-    record[key + "__set"] = None if unreadable or (present and value is None and not names_nothing) else present
+    unread_value = present and value is None and not (
+        _blank(raw) or (spec.type == "dn_name" and isinstance(raw, str) and is_dn(raw)))
+    record[key + "__set"] = None if unreadable or unread_value else present
     if not present and not unreadable:
         value = spec.default
     record[key] = value

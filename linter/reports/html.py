@@ -90,6 +90,7 @@ from typing import Any, Iterable, Mapping
 from linter import __version__
 from linter.findings import SEVERITIES, Entity, Finding
 from linter.suffixes import JSONL_SUFFIXES, PARQUET_SUFFIXES
+from linter.textsafe import visible
 
 ROW_LIMIT = 500
 FINDINGS_LIMIT = 5000  # rows of the findings list; the rest is counted, not listed
@@ -597,8 +598,7 @@ BAR_HEIGHT = 15
 
 
 def _e(value: Any) -> str:
-    from linter.textsafe import visible  # a bidirectional override must not reorder the page
-
+    # a bidirectional override must not reorder the page, nor a zero-width character hide
     return escape(visible("" if value is None else value, spaces=False), quote=True)
 
 
