@@ -57,6 +57,14 @@ def test_archive_written_once_then_mapped_and_damage_is_survived(tmp_path):
     assert not list(tmp_path.glob("hs_err_pid*.log")), "the JVM's crash report goes beside exlint's logs"
 
 
+@pytest.fixture(autouse=True)
+def _no_corpus_after():
+    yield
+    from linter.engines.spark import sql_warmup
+
+    sql_warmup.use_corpus(None)  # prepare set one: the tests' shared session must not write it
+
+
 def _prepared(monkeypatch, tmp_path, options: str = "", master: str = "local[*]", short: bool = True,
               major: int = 17, extra: dict | None = None) -> tuple[str, dict]:
     monkeypatch.setenv("EXLINT_CACHE_DIR", str(tmp_path / "cache"))
@@ -76,6 +84,9 @@ def test_first_run_dumps_later_runs_map(monkeypatch, tmp_path):
     assert conf["spark.local.dir"] == driver_jvm.LAUNCH.scratch and Path(driver_jvm.LAUNCH.scratch).is_dir()
     assert f"-Djava.io.tmpdir={driver_jvm.LAUNCH.scratch}" in options
     assert f"-XX:ErrorFile={tmp_path / 'logs'}" in options
+    from linter.engines.spark import sql_warmup
+
+    assert sql_warmup.WARMUP.corpus == driver_jvm.LAUNCH.archive.with_suffix(".sql.json"), "the corpus beside it"
     Path(driver_jvm.LAUNCH.scratch).rmdir()
     driver_jvm.LAUNCH.archive.write_bytes(b"archive")
     options, _ = _prepared(monkeypatch, tmp_path)
@@ -107,6 +118,9 @@ def test_no_archive_before_java_13_or_when_turned_off(monkeypatch, tmp_path):
     driver_jvm.prepare(conf, "local[*]", sys.executable, 17, False)
     assert "Archive" not in conf["spark.driver.extraJavaOptions"]
     assert "TieredStopAtLevel" not in conf["spark.driver.extraJavaOptions"], "a long run keeps C2"
+    from linter.engines.spark import sql_warmup
+
+    assert sql_warmup.WARMUP.corpus is None, "no corpus with the cache off"
     Path(driver_jvm.LAUNCH.scratch).rmdir()
 
 

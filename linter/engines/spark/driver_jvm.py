@@ -81,6 +81,9 @@ def prepare(conf: dict, master: str, java: str | None, java_major: int, short_ru
     if short_run and "TieredStopAtLevel" not in options and "TieredCompilation" not in options:
         added.append("-XX:TieredStopAtLevel=1")
     added += _class_data_options(options, java, java_major)
+    from linter.engines.spark import sql_warmup
+
+    sql_warmup.use_corpus(_corpus_path(java))
     if added:
         conf["spark.driver.extraJavaOptions"] = " ".join([options] + added).strip()
 
@@ -115,6 +118,20 @@ def _class_data_options(options: str, java: str | None, java_major: int) -> list
     LAUNCH.archive = archive
     LAUNCH.pending = archive.with_name(f".{archive.name}.{os.getpid()}.tmp")
     return [f"-XX:ArchiveClassesAtExit={LAUNCH.pending}", QUIET_CDS]
+
+
+def _corpus_path(java: str | None) -> Path | None:
+    """Where this Java, Spark and exlint keep the SQL the parser is warmed with
+    (sql_warmup): beside the class-data archive, under its name; None with the cache off."""
+    from linter.engines.spark.sql_warmup import CORPUS_SUFFIX
+
+    if os.environ.get("EXLINT_JVM_CACHE", "1") == "0" or java is None:
+        return None
+    try:
+        archive = archive_path(java)
+    except OSError:
+        return None
+    return archive.with_name(archive.name[:-len(ARCHIVE_SUFFIX)] + CORPUS_SUFFIX)
 
 
 def without_archive(conf: dict) -> Path | None:
@@ -169,6 +186,9 @@ def end(process, stop_context, timeout: float = 20.0, keep_classes: bool = True,
     this run writes the class-data archive (``keep_classes``: not after Ctrl-C or a
     failure; said on standard error unless ``quiet``), then the JVM and its
     children are killed and the scratch removed."""
+    from linter.engines.spark import sql_warmup
+
+    sql_warmup.stop()  # before the JVM goes: no call of its left waiting on a closed socket
     launch = LAUNCH
     dump = keep_classes and launch.pending is not None and process is not None
     if launch.cluster or dump or launch.scratch is None:

@@ -16,6 +16,7 @@ from linter.engines.spark.records import FINDING, local_frame, spark_schema
 from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, MANY_PARTITIONS_CONF, ONE_PARTITION_CONF, \
     ONE_PARTITION_MAX_RECORDS, INTERPRETED_CHECKED_ROWS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, \
     parallelism
+from linter.engines.spark import sql_warmup
 from linter.engines.spark.sqltext import q, string
 from linter.engines.spark.threads import in_threads
 from linter.findings import RULE_FAILED, rule_failed_message
@@ -254,6 +255,7 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
     parts, refused = rule_findings(model, enabled)
     failures = failures + refused
     queries = [f"SELECT {FIRED_COLUMNS} FROM ({p}) AS {q(model.alias())}" for p in parts]
+    sql_warmup.remember(queries)  # the next run's parser warms with them while its JVM starts
     findings = spark.sql(f"SELECT {COLUMNS} FROM {q(loader)}")
     if queries:
         # the rules' fired rows, kept: placing them reads them twice (forms.place)

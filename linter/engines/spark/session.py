@@ -331,6 +331,9 @@ def _launch_jvm(master: str, app_name: str, conf: dict, log: Path) -> None:
         SparkContext._jvm = gateway.jvm
     global _JVM_LOG
     _JVM_LOG = log
+    from linter.engines.spark import sql_warmup
+
+    sql_warmup.start(gateway)  # the parser warms while the SparkContext starts
 
 
 def _children() -> set[int]:
