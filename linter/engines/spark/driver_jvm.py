@@ -224,14 +224,15 @@ def _write_archive(process, launch: Launch, quiet: bool, timeout: float = 180.0)
     if code == 0 and launch.pending.is_file() and launch.pending.stat().st_size > 0:
         try:
             os.replace(launch.pending, launch.archive)
-            _prune(launch.archive)
+            prune_other_versions(launch.archive, ARCHIVE_SUFFIX)
         except OSError:
             pass
 
 
-def _prune(kept: Path) -> None:
-    """Archives of other Java, Spark or exlint versions: one is kept, the newest."""
-    for other in kept.parent.glob(f"spark-*{ARCHIVE_SUFFIX}"):
+def prune_other_versions(kept: Path, suffix: str) -> None:
+    """The cache's files of other Java, Spark or exlint versions (archives, or the parser's
+    corpora: ``suffix``) removed: one of each is kept, the newest."""
+    for other in kept.parent.glob(f"spark-*{suffix}"):
         if other != kept:
             try:
                 other.unlink()

@@ -137,9 +137,6 @@ def remember(texts: list[str]) -> None:
     except (OSError, ValueError):
         return
     WARMUP.read_digest = hashlib.sha256(data).hexdigest()
-    for other in corpus.parent.glob(f"spark-*{CORPUS_SUFFIX}"):
-        if other != corpus:
-            try:
-                other.unlink()
-            except OSError:
-                pass
+    from linter.engines.spark.driver_jvm import prune_other_versions
+
+    prune_other_versions(corpus, CORPUS_SUFFIX)
