@@ -26,7 +26,7 @@ its JIT mode, and how it ends. Measured on the bundled sample, fresh processes,
   GCLOCKER_RETRIES times (``-XX:GCLockerRetryAllocationCount``, as Trino sets it);
   JDK 22's G1 pins regions instead (JEP 423) and needs none.
 
-``EXLINT_JVM_CACHE=0`` turns the archive off; a user's own ``-Xshare``,
+``EXLINT_JVM_CACHE=0`` turns the archive (and the parser's corpus) off; a user's own ``-Xshare``,
 ``-XX:SharedArchiveFile``, ``-XX:TieredStopAtLevel`` or ``-XX:GCLockerRetryAllocationCount`` in
 ``spark.driver.extraJavaOptions`` wins over these.
 """
@@ -99,7 +99,7 @@ def with_gclocker_retries(options: str, java_major: int) -> str:
 
 
 def _class_data_options(options: str, java: str | None, java_major: int) -> list[str]:
-    if java_major < 13 or os.environ.get("EXLINT_JVM_CACHE", "1") == "0" or "Xshare" in options \
+    if java_major < 13 or not _cache_on() or "Xshare" in options \
             or "SharedArchiveFile" in options or "ArchiveClassesAtExit" in options or java is None:
         return []
     try:
@@ -120,12 +120,17 @@ def _class_data_options(options: str, java: str | None, java_major: int) -> list
     return [f"-XX:ArchiveClassesAtExit={LAUNCH.pending}", QUIET_CDS]
 
 
+def _cache_on() -> bool:
+    """Whether exlint keeps the JVM's cache (archive and parser corpus): EXLINT_JVM_CACHE=0 is off."""
+    return os.environ.get("EXLINT_JVM_CACHE", "1") != "0"
+
+
 def _corpus_path(java: str | None) -> Path | None:
     """Where this Java, Spark and exlint keep the SQL the parser is warmed with
     (sql_warmup): beside the class-data archive, under its name; None with the cache off."""
     from linter.engines.spark.sql_warmup import CORPUS_SUFFIX
 
-    if os.environ.get("EXLINT_JVM_CACHE", "1") == "0" or java is None:
+    if not _cache_on() or java is None:
         return None
     try:
         archive = archive_path(java)

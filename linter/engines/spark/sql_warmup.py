@@ -127,7 +127,8 @@ def remember(texts: list[str]) -> None:
             break
         kept.append(text)
     data = json.dumps(kept).encode()
-    if hashlib.sha256(data).hexdigest() == WARMUP.read_digest:
+    digest = hashlib.sha256(data).hexdigest()
+    if digest == WARMUP.read_digest:
         return
     from linter.atomic import atomic_write
 
@@ -136,7 +137,7 @@ def remember(texts: list[str]) -> None:
         atomic_write(str(corpus), data, create=True)
     except (OSError, ValueError):
         return
-    WARMUP.read_digest = hashlib.sha256(data).hexdigest()
+    WARMUP.read_digest = digest
     from linter.engines.spark.driver_jvm import prune_other_versions
 
     prune_other_versions(corpus, CORPUS_SUFFIX)
