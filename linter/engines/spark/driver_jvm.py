@@ -32,7 +32,6 @@ its JIT mode, and how it ends. Measured on the bundled sample, fresh processes,
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import sys
@@ -40,12 +39,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from linter.engines.spark.jvm_cache import ARCHIVE_SUFFIX, archive_path, cache_on, corpus_path, prune_other_versions
+
 # up to this many bytes of inventory, a run is short: C1 only (docs/spark.md, "Starting
 # the JVM": 10,000 servers, 37 MB, ~6 s faster; 30,000 servers, 111 MB, even; 100,000
 # servers, 365 MB, 9 s slower)
 SHORT_RUN_BYTES = 96 * 1024 * 1024
 GCLOCKER_RETRIES = 32
-ARCHIVE_SUFFIX = ".jsa"
 QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
 
 
@@ -83,7 +83,7 @@ def prepare(conf: dict, master: str, java: str | None, java_major: int, short_ru
     added += _class_data_options(options, java, java_major)
     from linter.engines.spark import sql_warmup
 
-    sql_warmup.use_corpus(_corpus_path(java))
+    sql_warmup.use_corpus(corpus_path(java))
     if added:
         conf["spark.driver.extraJavaOptions"] = " ".join([options] + added).strip()
 
@@ -99,7 +99,7 @@ def with_gclocker_retries(options: str, java_major: int) -> str:
 
 
 def _class_data_options(options: str, java: str | None, java_major: int) -> list[str]:
-    if java_major < 13 or not _cache_on() or "Xshare" in options \
+    if java_major < 13 or not cache_on() or "Xshare" in options \
             or "SharedArchiveFile" in options or "ArchiveClassesAtExit" in options or java is None:
         return []
     try:
@@ -118,25 +118,6 @@ def _class_data_options(options: str, java: str | None, java_major: int) -> list
     LAUNCH.archive = archive
     LAUNCH.pending = archive.with_name(f".{archive.name}.{os.getpid()}.tmp")
     return [f"-XX:ArchiveClassesAtExit={LAUNCH.pending}", QUIET_CDS]
-
-
-def _cache_on() -> bool:
-    """Whether exlint keeps the JVM's cache (archive and parser corpus): EXLINT_JVM_CACHE=0 is off."""
-    return os.environ.get("EXLINT_JVM_CACHE", "1") != "0"
-
-
-def _corpus_path(java: str | None) -> Path | None:
-    """Where this Java, Spark and exlint keep the SQL the parser is warmed with
-    (sql_warmup): beside the class-data archive, under its name; None with the cache off."""
-    from linter.engines.spark.sql_warmup import CORPUS_SUFFIX
-
-    if not _cache_on() or java is None:
-        return None
-    try:
-        archive = archive_path(java)
-    except OSError:
-        return None
-    return archive.with_name(archive.name[:-len(ARCHIVE_SUFFIX)] + CORPUS_SUFFIX)
 
 
 def without_archive(conf: dict) -> Path | None:
@@ -162,27 +143,6 @@ def remove_archive(archive: Path) -> None:
         archive.unlink()
     except OSError:
         pass
-
-
-def archive_path(java: str) -> Path:
-    """The archive for this Java, this Spark and this exlint: a name of their
-    digest in exlint's cache directory (another combination writes its own)."""
-    from linter import __version__
-    from linter.cache import cache_dir
-
-    import pyspark
-
-    digest = hashlib.sha256()
-    java_path = Path(java).resolve()
-    for part in (str(java_path), str(java_path.stat().st_mtime_ns), __version__, pyspark.__version__,
-                 sys.version):
-        digest.update(part.encode() + b"\0")
-    jars = Path(pyspark.__file__).resolve().parent / "jars"
-    if jars.is_dir():
-        for jar in sorted(jars.iterdir()):
-            stat = jar.stat()
-            digest.update(f"{jar.name}:{stat.st_size}:{stat.st_mtime_ns}\0".encode())
-    return cache_dir() / "jvm" / f"spark-{digest.hexdigest()[:20]}{ARCHIVE_SUFFIX}"
 
 
 def end(process, stop_context, timeout: float = 20.0, keep_classes: bool = True, quiet: bool = False) -> None:
@@ -232,17 +192,6 @@ def _write_archive(process, launch: Launch, quiet: bool, timeout: float = 180.0)
             prune_other_versions(launch.archive, ARCHIVE_SUFFIX)
         except OSError:
             pass
-
-
-def prune_other_versions(kept: Path, suffix: str) -> None:
-    """The cache's files of other Java, Spark or exlint versions (archives, or the parser's
-    corpora: ``suffix``) removed: one of each is kept, the newest."""
-    for other in kept.parent.glob(f"spark-*{suffix}"):
-        if other != kept:
-            try:
-                other.unlink()
-            except OSError:
-                pass
 
 
 def kill_tree(pid: int) -> None:

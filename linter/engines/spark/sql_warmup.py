@@ -24,7 +24,8 @@ import json
 import threading
 from pathlib import Path
 
-CORPUS_SUFFIX = ".sql.json"
+from linter.engines.spark.jvm_cache import CORPUS_SUFFIX, prune_other_versions
+
 # a corpus past this is cut: the sample's rule queries are 273 KB, an estate's do not grow
 # with its size, and a thread parsing for longer than the JVM takes to start gains nothing
 MAX_CORPUS_BYTES = 2 * 1024 * 1024
@@ -138,6 +139,4 @@ def remember(texts: list[str]) -> None:
     except (OSError, ValueError):
         return
     WARMUP.read_digest = digest
-    from linter.engines.spark.driver_jvm import prune_other_versions
-
     prune_other_versions(corpus, CORPUS_SUFFIX)
