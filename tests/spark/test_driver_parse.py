@@ -137,3 +137,73 @@ def test_json_lines_ranges_fill_every_core_and_stay_small(megabytes, cores):
         assert chunk >= 1024 * 1024 or ranges >= 2 * cores
     if ranges > cores and chunk > 1024 * 1024:
         assert ranges % cores == 0, (megabytes, cores, chunk, ranges)
+
+
+def _is_kept(frame) -> bool:
+    """Whether ``frame`` reads rows Spark already holds (a local checkpoint, or a
+    persisted frame), not the driver's parse again."""
+    plan = frame._jdf.queryExecution().analyzed()
+    if plan.getClass().getSimpleName() == "LogicalRDD" and plan.rdd().isCheckpointed():
+        return True
+    if frame.storageLevel.useMemory or frame.storageLevel.useDisk:
+        return True
+    # model._short_plan: a leaf over a persisted frame's rows
+    return "CachedPartitions" in frame._jdf.queryExecution().toRdd().toDebugString()
+
+
+@pytest.mark.parametrize("checkpoint", [True, False])
+def test_rows_parsed_here_are_kept_once_in_the_layout_chosen(spark, monkeypatch, checkpoint):
+    """read_inventory(defer_keep=True) hands the driver's rows to Spark's memory only
+    when the caller knows the layout: in one partition, or as parsed (kept); either
+    way the records are the ones a kept parse gives."""
+    from linter.engines.spark import model as model_module
+
+    inputs = discover_inputs(INPUTS["bad input"] + INPUTS["jsonl"])
+    own = read_inventory(spark, inputs, checkpoint=checkpoint, driver_parse=True)
+    real_keep = model_module.keep
+    monkeypatch.setattr(model_module, "keep", lambda *a, **k: pytest.fail("kept before the layout was known"))
+    deferred = read_inventory(spark, inputs, checkpoint=checkpoint, driver_parse=True, defer_keep=True)
+    monkeypatch.setattr(model_module, "keep", real_keep)
+    assert deferred.deferred and not own.deferred and not _is_kept(deferred.union[0])
+    assert deferred.stats == own.stats and deferred.counts == own.counts
+    one = deferred.in_one_partition(checkpoint)
+    kept = deferred.kept(checkpoint)
+    try:
+        if one.computing is not None:
+            one.computing.result()
+        assert not kept.deferred and _is_kept(kept.union[0]) and kept.kept(checkpoint) is kept
+        assert kept.rows.rdd.getNumPartitions() == own.rows.rdd.getNumPartitions()
+        if checkpoint:  # (persisted, in_one_partition keeps the partitions as they are)
+            assert one.rows.rdd.getNumPartitions() == 1 and _is_kept(one.rows)
+        for layout in (one, kept):
+            assert rows(layout.rows) == rows(own.rows)
+            assert rows(layout.findings) == rows(own.findings)
+    finally:
+        for frame in (own, deferred, one, kept):
+            frame.unpersist()
+
+
+def test_a_parse_by_spark_s_workers_is_never_deferred(spark):
+    inputs = discover_inputs(INPUTS["jsonl"])
+    found = read_inventory(spark, inputs, checkpoint=True, driver_parse=False, defer_keep=True)
+    try:
+        assert not found.deferred and _is_kept(found.union[0]) and found.kept(True) is found
+    finally:
+        found.unpersist()
+
+
+def test_the_job_keeps_a_deferred_parse_in_the_many_partition_layout(spark, monkeypatch):
+    from linter.config import Config
+    from linter.engines.spark import job
+    from linter.policy.packs import load_rules
+
+    monkeypatch.setattr(job, "SMALL_RECORDS", 0)
+    monkeypatch.setattr(job, "INTERPRETED_CHECKED_ROWS", 0)
+    monkeypatch.setattr(job, "ONE_PARTITION_MAX_RECORDS", 0)
+    run = job.run(spark, discover_inputs(INPUTS["jsonl"]), load_rules(), Config())
+    try:
+        assert not run.model.single
+        assert not run.inventory.deferred and _is_kept(run.inventory.union[0])
+        assert run.findings.count() > 0
+    finally:
+        run.close()

@@ -63,7 +63,13 @@ def test_installed_estate_runs_with_a_bare_python3_on_path(user):
     assert "WARNING" not in estate.stderr and "WARN " not in estate.stderr, estate.stderr[-2000:]
     kept = [line for line in estate.stderr.splitlines() if line.startswith("exlint: keeping Spark's classes in ")]
     assert len(kept) == 1, estate.stderr[-2000:]
-    assert list((Path(env["XDG_CACHE_HOME"]) / "exlint" / "jvm").glob("spark-*.jsa")), "the archive, for the next runs"
+    jvm = Path(env["XDG_CACHE_HOME"]) / "exlint" / "jvm"
+    archives = list(jvm.glob("spark-*.jsa"))
+    assert archives, "the archive, for the next runs"
+    # beside it, under its name, the rule queries the next run's SQL parser is warmed with
+    corpus = archives[0].with_name(archives[0].name[:-len(".jsa")] + ".sql.json")
+    queries = json.loads(corpus.read_text())
+    assert queries and all(isinstance(query, str) and "SELECT" in query.upper() for query in queries)
     for line in estate.stderr.splitlines():
         assert line.startswith("exlint: [") or line in kept, line
 

@@ -390,6 +390,10 @@ class Inventory:
     rows: object  # the parse's kept rows, one struct column per table (split per table on first use)
     has_suppressions: bool  # whether any row is an inline suppression
     computing: object = None  # threads.Background still computing the kept partition (in_one_partition)
+    # the rows parsed here, not yet handed to Spark's memory (read_inventory's ``defer_keep``):
+    # kept once the layout is known (in_one_partition, or kept)
+    deferred: bool = False
+    partitions: int = 1  # of ``rows``
 
     @functools.cached_property
     def _parts(self) -> tuple:
@@ -430,6 +434,16 @@ class Inventory:
         one, computing = later if later is not None else (keep(frame, checkpoint, single=True), None)
         return Inventory(self.union + [one], self.stats, self.counts, one, self.has_suppressions, computing)
 
+    def kept(self, checkpoint: bool) -> "Inventory":
+        """This inventory with its rows kept in Spark's memory (itself when they are)."""
+        if not self.deferred:
+            return self
+        from linter.engines.spark.model import keep
+
+        union = keep(self.union[0], checkpoint)
+        return Inventory([union], self.stats, self.counts, union.coalesce(self.partitions), self.has_suppressions,
+                         partitions=self.partitions)
+
     def unpersist(self) -> None:
         for frame in self.union:
             try:
@@ -453,12 +467,17 @@ def _slices(paths: list[str], parallelism: int = 1) -> int:
     return max(1, min(len(paths), slices))
 
 
-def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driver_parse: bool = False) -> Inventory:
+def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driver_parse: bool = False,
+                   defer_keep: bool = False) -> Inventory:
     """The inventory's records, findings, suppressions and counts: every file parsed,
     validated and modelled by the same Python code as `exlint check`, in Spark tasks;
     ``driver_parse``: a small inventory (DRIVER_PARSE_BYTES) may be parsed by this
     process instead, by the same partition functions (for local mode, whose driver
-    and executors share the machine)."""
+    and executors share the machine); ``defer_keep``: rows parsed here are not kept
+    yet (Inventory.deferred): the caller keeps them in the layout it then chooses
+    (in_one_partition or kept), once: keeping them as parsed, then again in one
+    partition, was a Spark job of ~1 s on a fresh run's critical path (docs/spark.md,
+    "Session 56")."""
     from linter.engines.spark.model import keep
     from linter.engines.spark.session import is_connect, parallelism as cores
 
@@ -503,13 +522,16 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
             union = rows.frame_of(spark, rdd.mapPartitions(_internal(schema)), schema)
         else:
             union = spark.createDataFrame([], schema)
-    union = keep(union, checkpoint)
+    deferred = defer_keep and local is not None
+    if not deferred:
+        union = keep(union, checkpoint)
     kept = [union]
     # The parse wants many small splits (two per core or more, at most 8 MB each); the
     # rules read these records some sixty times over, and each task of theirs pays for
     # deserializing its plan: 46 splits at 100,000 servers made the findings' union
     # 2,405 partitions. Two per core from here on (kept blocks, no re-parse).
-    union = union.coalesce(2 * parallelism)
+    partitions = 2 * parallelism
+    union = union.coalesce(partitions)
     if local is not None:  # the rows are here: counted here
         tag_counts, stats = _tally((row[0], 1, row[1]) for row in local)
     else:  # one pass: rows per tag, and the per-estate sums of the stats rows
@@ -519,7 +541,8 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
         if item.format == "parquet":  # no per-file stats rows
             stats[item.estate]["files"] += 1
     counts = {name: int(tag_counts.get(name, 0)) for name in load_tables()}
-    return Inventory(kept, stats, counts, union, bool(tag_counts.get(SUPPRESSION_TAG)))
+    return Inventory(kept, stats, counts, union, bool(tag_counts.get(SUPPRESSION_TAG)), deferred=deferred,
+                     partitions=partitions)
 
 
 def _tally(groups) -> tuple[dict, dict]:

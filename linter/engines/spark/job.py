@@ -204,7 +204,8 @@ def _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inl
     if stages is not None:
         stages.begin("validate", "read and validate the inventory")
         progress.follow(lambda: _detail_only(stages()))
-    inventory = done.inventory = read_inventory(spark, inputs, checkpoint, driver_parse=is_local(spark))
+    inventory = done.inventory = read_inventory(spark, inputs, checkpoint, driver_parse=is_local(spark),
+                                                defer_keep=True)
     progress.unfollow()
     progress.advance(sum(s["records_in"] for s in inventory.stats.values()))
     tuning.restore()
@@ -223,6 +224,8 @@ def _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inl
         tuning.set(MANY_PARTITIONS_CONF)
     if single:
         inventory = done.inventory = inventory.in_one_partition(checkpoint)
+    else:
+        inventory = done.inventory = inventory.kept(checkpoint)
     model = done.model = Model(spark, inventory, checkpoint, single, lookups=larger)
     model.build()
     derived = [(f"{what} (derived field)", why) for what, why in model.failures]
