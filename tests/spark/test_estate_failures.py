@@ -343,3 +343,23 @@ def test_a_refused_start_names_what_java_said():
                         "\tat org.apache.spark.SparkContext$.error(SparkContext.scala:3000)\n")
     assert _first_line(said) == "Asked to run locally with 0 threads"
     assert _first_line(RuntimeError("no JVM\nmore")) == "no JVM"
+
+
+def test_an_error_raised_while_ctrl_c_was_handled_is_an_interruption():
+    from linter.engines.spark.command import was_interrupted
+
+    def raised_in_the_handler():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise RuntimeError("Gateway must be connected to send cancel cmd.")
+
+    try:
+        raised_in_the_handler()
+    except RuntimeError as exc:
+        assert was_interrupted(exc)
+    assert not was_interrupted(RuntimeError("a Spark failure"))
+    looped = RuntimeError("a")
+    looped.__context__ = ValueError("b")
+    looped.__context__.__context__ = looped
+    assert not was_interrupted(looped), "a cycle in the chain ends the search"

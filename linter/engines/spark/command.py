@@ -69,6 +69,8 @@ def estate_command(inventory, master, remote, confs, input_format, output_dir, o
             _stop_spark(quiet=True)
         raise  # one line and exit 2, as for check (linter.cli.ExlintGroup)
     except Exception as exc:  # noqa: BLE001 - one line and a log instead of a trace (--debug: the trace)
+        if was_interrupted(exc):
+            _interrupted(state)
         if debug:
             raise
         _fail(exc, log, state)
@@ -129,6 +131,20 @@ def _fail(exc: BaseException, log, state: dict) -> None:
     if state.get("started_spark"):
         _stop_spark(keep_classes=False)
     raise ExitError(f"{message} (details: {log})")
+
+
+def was_interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a Ctrl-C was being handled: py4j, interrupted in a
+    call to a JVM the same Ctrl-C stopped, raises its own error from its handler of the
+    KeyboardInterrupt ("Gateway must be connected to send cancel cmd", seen once in
+    fifteen interrupted runs); that is still an interruption (130), not a Spark failure."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _interrupted(state: dict) -> None:
