@@ -529,7 +529,8 @@ def read_inventory(spark, inputs: list[InputFile], checkpoint: bool = True, driv
     # The parse wants many small splits (two per core or more, at most 8 MB each); the
     # rules read these records some sixty times over, and each task of theirs pays for
     # deserializing its plan: 46 splits at 100,000 servers made the findings' union
-    # 2,405 partitions. Two per core from here on (kept blocks, no re-parse).
+    # 2,405 partitions. Two per core from here on: over kept blocks, nothing is parsed
+    # again; a deferred parse is the driver's own rows, kept later in the layout chosen.
     partitions = 2 * parallelism
     union = union.coalesce(partitions)
     if local is not None:  # the rows are here: counted here
