@@ -252,6 +252,7 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
     for row in model.sql(f"SELECT DISTINCT {q(est)} AS `e`, {pn} AS `n` FROM {q(numbered)} WHERE {pn} >= 0").collect():
         wanted.setdefault(row["e"], []).append(row["n"])
     reach_view = model.reach_view(reach, wanted)
+    distinct_rows = q(model.kept_view(distinct, "reach_distinct"))  # read twice below
     x = model.lambda_var()
     candidate_rows = f"{q(sites)} IS NOT NULL AND size({q(sites)}) > 0 AND NOT exists({q(sites)}, {x} -> {x} IS NULL)"
     # per record: its item sites' far sets (to intersect) and near sets (to take away);
@@ -260,7 +261,7 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
     sets = (f"SELECT {model.broadcast_hint(a + 'g')}{e}.`_est` AS `_se`, {e}.`_rid` AS `_sr`, "
             f"collect_list(CASE WHEN {g}.`far` THEN {g}.`sites` END) AS {fars}, "
             f"flatten(collect_list(CASE WHEN NOT {g}.`far` THEN {g}.`sites` END)) AS {nears} "
-            f"FROM (SELECT `_est`, `_rid`, explode({q(sites)}) AS `_site` FROM ({distinct}) AS `_r` "
+            f"FROM (SELECT `_est`, `_rid`, explode({q(sites)}) AS `_site` FROM {distinct_rows} AS `_r` "
             f"WHERE {candidate_rows}) AS {e} LEFT JOIN {q(reach_view)} AS {g} "
             f"ON {e}.`_est` = {g}.`est` AND {e}.`_site` = {g}.`name` GROUP BY {e}.`_est`, {e}.`_rid`")
     row_columns = ", ".join(f"{d}.{q(c)}" for c in columns)
@@ -283,17 +284,17 @@ def spark_by_profile(model, reach: Reach, distinct: str, columns: list[str], key
                     f"WHEN NOT ({candidate_rows}) THEN NULL WHEN size({s}.{fars}) > 0 THEN 1 ELSE 2 END AS {mode}, "
                     f"IF(size({s}.{fars}) > 0, array_union(array_except({intersection}, "
                     f"coalesce({s}.{nears}, {no_ints})), array(-1)), NULL) AS {picked_numbers} "
-                    f"FROM ({distinct}) AS {d} LEFT JOIN ({sets}) AS {s} "
+                    f"FROM {distinct_rows} AS {d} LEFT JOIN ({sets}) AS {s} "
                     f"ON {d}.`_est` = {s}.`_se` AND {d}.`_rid` = {s}.`_sr`")
     # a site the graph does not know is 0 from itself and out of reach of every other
     unknown_site = (f"NOT coalesce(array_contains({d}.{q(sites)}, {p}.{q(site)}), false)"
                     if reach.threshold >= 0 else "true")
     out_columns = ", ".join([f"{d}.{q(c)}" for c in columns] + [f"{p}.{q(c)}" for c in [est, profile_key] + profile_columns])
     same_key = f"{d}.`_est` = {p}.{q(est)} AND {d}.{q(key)} = {p}.{q(profile_key)}"
-    # the rows' text, not a view of it: a view is analysed now, which builds the item
-    # arrays it reads before later rules have asked theirs of the same list, and each
-    # later ask was a second pass over the list (the independent 10,000 servers: 11 s)
-    numbered_rows = f"({with_numbers}) AS {q(a + 'nr')}"
+    # read by both branches below: kept, computed once (not a view analysed now: that
+    # would build the item arrays it reads before later rules have asked theirs of the
+    # same list, each later ask a second pass over the list: Model.kept_view)
+    numbered_rows = f"{q(model.kept_view(with_numbers, 'reach_rows'))} AS {q(a + 'nr')}"
     exploded = (f"SELECT {model.join_hint(a + 'p')}{out_columns} FROM (SELECT *, explode({picked_numbers}) AS {number} "
                 f"FROM {numbered_rows} WHERE {mode} = 1) AS {d} "
                 f"JOIN {q(numbered)} AS {p} ON {same_key} AND {d}.{number} = {p}.{pn} "

@@ -92,6 +92,7 @@ def rule_findings(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list
     for table, checks in predicates.items():
         parts.extend(FORMS["predicate"].spark_batch(model, table, checks, failures))
     model.flush_items()  # the item arrays the parts read, each list's paths gathered in one pass
+    model.keep_named()  # what several parts read, computed once
     return parts, failures
 
 

@@ -213,6 +213,7 @@ class Model:
         self._dedup: dict[str, str] = {}
         self._items: dict = {}
         self._item_groups: dict = {}  # (view, list field) -> ItemArrays named, not built yet
+        self._kept_texts: list[tuple[str, str]] = []  # (view, SQL) named, kept once the rules are compiled
         self._reach: dict = {}  # (threshold, profile sites) -> its view (reach_view)
         self._site_graphs: dict = {}  # estate -> its SiteGraph (Model._graph)
         self._site_names: str | None = None  # the view of every site's number (site_numbers)
@@ -353,6 +354,22 @@ class Model:
         groups, self._item_groups = self._item_groups, {}
         for group in groups.values():
             group.build()
+
+    def kept_view(self, text: str, label: str = "kept") -> str:
+        """The name of a view of ``text`` that rule queries read more than once: kept
+        (Model.keep), so that it is computed once, not once per reader. Built by
+        ``keep_named`` once the rules are compiled, not now: analysing the text now
+        would build the item arrays it reads before later checks have asked theirs of
+        the same list (each later ask a second pass over the list)."""
+        name = self._view_name(label)
+        self._kept_texts.append((name, text))
+        return name
+
+    def keep_named(self) -> None:
+        """Build the views named by kept_view (after the rules' item arrays are built)."""
+        texts, self._kept_texts = self._kept_texts, []
+        for name, text in texts:
+            self.keep(self.sql(text)).createOrReplaceTempView(name)
 
     def keep(self, frame):
         """The frame computed and kept: a local checkpoint in local mode (the
