@@ -67,6 +67,34 @@ def test_a_rule_that_fails_on_spark_is_one_exl000_and_the_rest_stand(spark, esta
     assert rest == {f for f in normal if f[0] != victim}
 
 
+@pytest.mark.parametrize("how", ["analysis", "runtime"])
+def test_a_kept_view_of_a_rule_that_fails_is_that_rules_exl000(spark, estate, normal, how, monkeypatch, tmp_path):
+    """What a rule's query reads more than once is kept once the rules are compiled
+    (Model.kept_view: RTE005's reach rows); one that fails to analyse, or fails while it
+    is computed on its own thread, is that rule's failure, not the job's."""
+    from linter.engines.spark import model as model_module
+
+    original = model_module.Model.kept_view
+    kept = []
+
+    def failing(self, text, label="kept"):
+        kept.append(label)
+        if how == "analysis":
+            text = f"SELECT *, CAST(`exlint_no_such_column` AS STRING) AS `x` FROM ({text}) AS `t`"
+        else:
+            text = f"SELECT * FROM ({text}) AS `t` WHERE raise_error('exlint test: a kept view fails') IS NULL"
+        return original(self, text, label)
+
+    monkeypatch.setattr(model_module.Model, "kept_view", failing)
+    found, _, failures = run_spark(spark, [estate], load_rules(), tmp_path)
+    assert "reach_rows" in kept, "the estate no longer has a rule that keeps a view"
+    assert [rule for rule, _ in failures] == ["RTE005"]
+    failed = [f for f in found["samples"] if f[0] == RULE_FAILED]
+    assert len(failed) == 1 and failed[0][2].startswith("rule RTE005 failed: cannot run on Spark: "), failed
+    rest = {f for f in found["samples"] if f[0] != RULE_FAILED}
+    assert rest == {f for f in normal if f[0] != "RTE005"}
+
+
 def test_exl000_is_never_hidden_by_selection(spark, estate, normal, monkeypatch, tmp_path):
     victim = _victim(normal)
     other = next(r for r in sorted({f[0] for f in normal}) if r != victim and not r.startswith("EXL"))
