@@ -27,6 +27,7 @@ def test_a_kept_view_is_built_after_the_item_arrays_and_kept_once(spark):
         model = run.model
         items, _ = model.item_array_view("PublicFolder", "replicas", ("created",))  # a path no rule asks
         name = model.kept_view(f"SELECT `_k_list` FROM `{items}`", "test_kept")
+        assert model.kept_view(f"SELECT `_k_list` FROM `{items}`", "test_kept") == name, "one text, kept twice"
         # named, not analysed: analysing it now would build the item arrays before
         # later checks ask theirs of the same list
         assert not spark.catalog.tableExists(name)

@@ -361,6 +361,9 @@ class Model:
         ``keep_named`` once the rules are compiled, not now: analysing the text now
         would build the item arrays it reads before later checks have asked theirs of
         the same list (each later ask a second pass over the list)."""
+        for name, pending in self._kept_texts:
+            if pending == text:  # a query rendered twice: its text is kept once
+                return name
         name = self._view_name(label)
         self._kept_texts.append((name, text))
         return name
