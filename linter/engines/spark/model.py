@@ -296,6 +296,9 @@ class Model:
         if self._item_groups and any(name in text for group in self._item_groups.values()
                                      for name, _ in group.values):
             self.flush_items()
+        # likewise a kept view named but not built yet (kept_view)
+        if self._kept_texts and any(name in text for name, _ in self._kept_texts):
+            self.keep_named()
         return self.spark.sql(text)
 
     def view(self, table: str) -> str:
@@ -371,7 +374,7 @@ class Model:
     def keep_named(self) -> None:
         """Build the views named by kept_view (after the rules' item arrays are built)."""
         texts, self._kept_texts = self._kept_texts, []
-        for name, text in texts:
+        for name, text in texts:  # in the order named: a later text may read an earlier view
             self.keep(self.sql(text)).createOrReplaceTempView(name)
 
     def keep(self, frame):
