@@ -78,6 +78,12 @@ def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
     raw = _get(container, spec.path)
     if raw is _MISSING and len(spec.path) > 1 and spec.path[-2] == "registry":
         raw = _registry_value_in_other_case(record, spec, container)
+    _fill_value(record, spec, raw)
+
+
+def _fill_value(record: dict, spec: FieldSpec, raw: Any) -> None:
+    """``spec``'s columns of ``record`` from the value written (``_MISSING``: not
+    written; ``_UNREADABLE``: the path runs through a value that is not a mapping)."""
     if raw is None and spec.nullable:  # null is how the schema writes this field's default
         raw = _MISSING
     # null written (`replicas:` with nothing after it) is EXL003's ("leave the field out"), as
@@ -216,10 +222,83 @@ def build_records(table: TableSpec, document, data: dict, entity_name: str) -> l
             record[table.parent] = entity_name.lower()
             record[table.parent + "__text"] = entity_name
             record[table.parent_document] = f"{document.file}#{document.index}"
-        for spec in table.fields.values():
-            _fill_field(record, spec, item)
+        _fill_fields(record, item, _plan(table))
         out.append(record)
     return out
+
+
+class _Group:
+    """The fields read from one mapping of a record's item (``spec``, ``spec.registry``),
+    with what each field's columns are when the mapping does not hold it."""
+
+    def __init__(self, container: tuple, specs: list[FieldSpec]):
+        self.container = container
+        self.registry = bool(container) and container[-1] == "registry"
+        self.fields = []
+        for spec in specs:
+            absent: dict = {}
+            _fill_value(absent, spec, _MISSING)
+            # a list's columns are fresh lists per record (a record's value is never shared)
+            fresh = tuple(k for k, v in absent.items() if isinstance(v, list))
+            self.fields.append((spec, spec.path[-1], absent, fresh))
+
+
+_PLANS: dict[int, tuple] = {}
+
+
+def _plan(table: TableSpec) -> list[_Group]:
+    """``table``'s fields in runs of those held by one mapping, in declaration order
+    (a record's columns keep that order); made once per table. Each record then reads
+    each run's mapping once and fills an absent field from its precomputed columns:
+    the same columns ``_fill_field`` gives, field by field, faster (most fields of a
+    record are not written)."""
+    held = _PLANS.get(id(table))
+    if held is not None and held[0] is table:
+        return held[1]
+    runs: list[tuple[tuple, list[FieldSpec]]] = []
+    for spec in table.fields.values():
+        if runs and runs[-1][0] == spec.path[:-1]:
+            runs[-1][1].append(spec)
+        else:
+            runs.append((spec.path[:-1], [spec]))
+    groups = [_Group(container, specs) for container, specs in runs]
+    _PLANS[id(table)] = (table, groups)
+    return groups
+
+
+def _fill_fields(record: dict, item: dict, groups: list[_Group]) -> None:
+    for group in groups:
+        holder = _get(item, group.container) if group.container else item
+        if not isinstance(holder, dict):
+            # every field of the group is absent (_MISSING) or unreadable (through a
+            # value that is not a mapping: `spec: [a]`, `registry:`)
+            raw = _MISSING if holder is _MISSING else _UNREADABLE
+            for spec, _, absent, fresh in group.fields:
+                if raw is _MISSING:
+                    record.update(absent)
+                    for key in fresh:
+                        record[key] = []
+                else:
+                    _fill_value(record, spec, raw)
+            continue
+        folded = None
+        for spec, key, absent, fresh in group.fields:
+            raw = holder.get(key, _MISSING)
+            if raw is _MISSING and group.registry and holder:
+                if folded is None:
+                    folded = {}
+                    for written in holder:  # the first key written in another case wins
+                        if isinstance(written, str):
+                            folded.setdefault(written.casefold(), written)
+                written = folded.get(key.casefold())
+                if written is not None:
+                    raw = holder[written]
+            if raw is _MISSING:
+                record.update(absent)
+                for name in fresh:
+                    record[name] = []
+            else:
+                _fill_value(record, spec, raw)
 
 
 def build_all(documents: Iterable) -> dict[str, list[dict]]:
