@@ -12,7 +12,10 @@ its JIT mode, and how it ends. Measured on the bundled sample, fresh processes,
   refused by the JVM itself, which then loads classes as usual.
 - A short run is over before the optimizing compiler (C2) pays for its work
   (27 s of compile threads' CPU against 4 s for C1 alone, on 2 cores shared with
-  the job): a small inventory runs with C1 only (``-XX:TieredStopAtLevel=1``).
+  the job): a small inventory runs with C1 only (``-XX:TieredStopAtLevel=1``), with
+  the tiered code cache's size (C1_CODE_CACHE): C1 alone would get 48 MB, which
+  Spark's generated classes fill at 10,000 servers (the JIT then stops, or the JVM
+  dies "Out of space in CodeCache").
 - Spark's scratch files (local dirs, ``java.io.tmpdir``) go to a directory of this
   run, removed after the JVM: the JVM is then killed rather than stopped (a clean
   ``SparkContext.stop()`` takes ~1.3 s and only matters to a cluster's master),
@@ -27,7 +30,8 @@ its JIT mode, and how it ends. Measured on the bundled sample, fresh processes,
   JDK 22's G1 pins regions instead (JEP 423) and needs none.
 
 ``EXLINT_JVM_CACHE=0`` turns the archive (and the parser's corpus) off; a user's own ``-Xshare``,
-``-XX:SharedArchiveFile``, ``-XX:TieredStopAtLevel`` or ``-XX:GCLockerRetryAllocationCount`` in
+``-XX:SharedArchiveFile``, ``-XX:TieredStopAtLevel``, ``-XX:ReservedCodeCacheSize`` or
+``-XX:GCLockerRetryAllocationCount`` in
 ``spark.driver.extraJavaOptions`` wins over these.
 """
 from __future__ import annotations
@@ -45,6 +49,11 @@ from linter.engines.spark.jvm_cache import ARCHIVE_SUFFIX, archive_path, cache_o
 # the JVM": 10,000 servers, 37 MB, ~6 s faster; 30,000 servers, 111 MB, even; 100,000
 # servers, 365 MB, 9 s slower)
 SHORT_RUN_BYTES = 96 * 1024 * 1024
+# C1 alone gets the JVM's non-tiered code cache, 48 MB, and Spark's generated classes
+# fill it: 44.4 MB used at the independent 10,000 servers (86 MB), and one such run ended
+# "Out of space in CodeCache for adapters" (docs/spark.md, session 58). The tiered
+# default (240 MB) is reserved address space, committed only as code is compiled.
+C1_CODE_CACHE = "240m"
 GCLOCKER_RETRIES = 32
 QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off -Xlog:class+path=off"
 
@@ -80,6 +89,8 @@ def prepare(conf: dict, master: str, java: str | None, java_major: int, short_ru
         added.append(f"-Djava.io.tmpdir={LAUNCH.scratch}")
     if short_run and "TieredStopAtLevel" not in options and "TieredCompilation" not in options:
         added.append("-XX:TieredStopAtLevel=1")
+        if "ReservedCodeCacheSize" not in options:
+            added.append(f"-XX:ReservedCodeCacheSize={C1_CODE_CACHE}")
     added += _class_data_options(options, java, java_major)
     from linter.engines.spark import sql_warmup
 
