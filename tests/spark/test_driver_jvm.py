@@ -82,6 +82,7 @@ def test_first_run_dumps_later_runs_map(monkeypatch, tmp_path):
     assert "-XX:ArchiveClassesAtExit=" in options and "SharedArchiveFile" not in options
     assert "-XX:TieredStopAtLevel=1" in options
     assert f"-XX:ReservedCodeCacheSize={driver_jvm.C1_CODE_CACHE}" in options, "C1 alone: not its 48 MB code cache"
+    assert all(flag in options for flag in driver_jvm.SHORT_RUN_MARKING), "G1 marks later in a short run"
     assert conf["spark.local.dir"] == driver_jvm.LAUNCH.scratch and Path(driver_jvm.LAUNCH.scratch).is_dir()
     assert f"-Djava.io.tmpdir={driver_jvm.LAUNCH.scratch}" in options
     assert f"-XX:ErrorFile={tmp_path / 'logs'}" in options
@@ -100,6 +101,8 @@ def test_first_run_dumps_later_runs_map(monkeypatch, tmp_path):
     ("-XX:SharedArchiveFile=/elsewhere.jsa", "ArchiveClassesAtExit"),
     ("-XX:TieredStopAtLevel=4", "TieredStopAtLevel=1"),
     ("-XX:ReservedCodeCacheSize=64m", f"ReservedCodeCacheSize={driver_jvm.C1_CODE_CACHE}"),
+    ("-XX:InitiatingHeapOccupancyPercent=30", "G1UseAdaptiveIHOP"),
+    ("-XX:+UseParallelGC", "InitiatingHeapOccupancyPercent"),
     ("-Djava.io.tmpdir=/mine", "exlint-spark-"),
 ])
 def test_the_users_own_options_win(monkeypatch, tmp_path, options, absent):
@@ -121,6 +124,7 @@ def test_no_archive_before_java_13_or_when_turned_off(monkeypatch, tmp_path):
     assert "Archive" not in conf["spark.driver.extraJavaOptions"]
     assert "TieredStopAtLevel" not in conf["spark.driver.extraJavaOptions"], "a long run keeps C2"
     assert "ReservedCodeCacheSize" not in conf["spark.driver.extraJavaOptions"], "and the tiered code cache"
+    assert "InitiatingHeapOccupancyPercent" not in conf["spark.driver.extraJavaOptions"], "and G1's own marking"
     from linter.engines.spark import sql_warmup
 
     assert sql_warmup.WARMUP.corpus is None, "no corpus with the cache off"
