@@ -273,16 +273,12 @@ def _fill_fields(record: dict, item: dict, groups: list[_Group]) -> None:
             # every field of the group is absent (_MISSING) or unreadable (through a
             # value that is not a mapping: `spec: [a]`, `registry:`)
             raw = _MISSING if holder is _MISSING else _UNREADABLE
-            for spec, _, absent, fresh in group.fields:
-                if raw is _MISSING:
-                    record.update(absent)
-                    for key in fresh:
-                        record[key] = []
-                else:
-                    _fill_value(record, spec, raw)
+            for field in group.fields:
+                _fill_planned(record, field, raw)
             continue
         folded = None
-        for spec, key, absent, fresh in group.fields:
+        for field in group.fields:
+            key = field[1]
             raw = holder.get(key, _MISSING)
             if raw is _MISSING and group.registry and holder:
                 if folded is None:
@@ -293,12 +289,17 @@ def _fill_fields(record: dict, item: dict, groups: list[_Group]) -> None:
                 written = folded.get(key.casefold())
                 if written is not None:
                     raw = holder[written]
-            if raw is _MISSING:
-                record.update(absent)
-                for name in fresh:
-                    record[name] = []
-            else:
-                _fill_value(record, spec, raw)
+            _fill_planned(record, field, raw)
+
+
+def _fill_planned(record: dict, field: tuple, raw: Any) -> None:
+    spec, _, absent, fresh = field
+    if raw is _MISSING:
+        record.update(absent)
+        for name in fresh:
+            record[name] = []
+    else:
+        _fill_value(record, spec, raw)
 
 
 def build_all(documents: Iterable) -> dict[str, list[dict]]:
