@@ -1,6 +1,7 @@
 """A record's fields filled by the per-table plan (records._plan, _fill_fields: each
 mapping read once, absent fields from precomputed columns) give the very columns,
-in the very order, that the field-by-field reference (records._fill_field) gives:
+in the very order, that reading each field on its own gives (the reference below,
+the way records.py read them before the plan):
 on every table, for values written, absent, null, of the wrong type, registry
 names in another case, and paths through values that are not mappings."""
 from __future__ import annotations
@@ -56,10 +57,31 @@ def items(draw, table):
     return item
 
 
+def _reference_raw(spec, item):
+    """The value written for ``spec`` in ``item``, walking its path (records._MISSING:
+    not written, records._UNREADABLE: through a value that is not a mapping), a registry
+    name in another case read as the first key written so."""
+    data = item
+    for part in spec.path:
+        if not isinstance(data, dict):
+            return records._UNREADABLE
+        data = data.get(part, records._MISSING)
+        if data is records._MISSING:
+            break
+    if data is records._MISSING and len(spec.path) > 1 and spec.path[-2] == "registry":
+        holder = records._get(item, spec.path[:-1])
+        if isinstance(holder, dict):
+            wanted = spec.path[-1].casefold()
+            written = next((k for k in holder if isinstance(k, str) and k.casefold() == wanted), None)
+            if written is not None:
+                return holder[written]
+    return data
+
+
 def _by_field(table, item) -> list:
     record: dict = {}
     for spec in table.fields.values():
-        records._fill_field(record, spec, item)
+        records._fill_value(record, spec, _reference_raw(spec, item))
     return list(record.items())
 
 

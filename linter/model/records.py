@@ -59,28 +59,6 @@ def document_name(data: Any) -> str | None:
     return name if isinstance(name, str) and name.strip() else None
 
 
-def _registry_value_in_other_case(record: dict, spec: FieldSpec, container: Any) -> Any:
-    """A registry value written under its name in another case (``track duplicates
-    (in hours)``): Windows reads registry value names case-insensitively, so Exchange
-    reads it and the rules judge it (EXL005 asks for the name as exlint knows it).
-    Findings point at the key as written (linter.policy.locate.written_path)."""
-    values = _get(container, spec.path[:-1])
-    if not isinstance(values, dict):
-        return _MISSING
-    wanted = spec.path[-1].casefold()
-    written = next((k for k in values if isinstance(k, str) and k.casefold() == wanted), None)
-    if written is None:
-        return _MISSING
-    return values[written]
-
-
-def _fill_field(record: dict, spec: FieldSpec, container: Any) -> None:
-    raw = _get(container, spec.path)
-    if raw is _MISSING and len(spec.path) > 1 and spec.path[-2] == "registry":
-        raw = _registry_value_in_other_case(record, spec, container)
-    _fill_value(record, spec, raw)
-
-
 def _fill_value(record: dict, spec: FieldSpec, raw: Any) -> None:
     """``spec``'s columns of ``record`` from the value written (``_MISSING``: not
     written; ``_UNREADABLE``: the path runs through a value that is not a mapping)."""
@@ -249,9 +227,9 @@ _PLANS: dict[int, tuple] = {}
 def _plan(table: TableSpec) -> list[_Group]:
     """``table``'s fields in runs of those held by one mapping, in declaration order
     (a record's columns keep that order); made once per table. Each record then reads
-    each run's mapping once and fills an absent field from its precomputed columns:
-    the same columns ``_fill_field`` gives, field by field, faster (most fields of a
-    record are not written)."""
+    each run's mapping once and fills an absent field from its precomputed columns
+    (most fields of a record are not written; tests/test_record_fields.py holds this
+    to a field-by-field reading)."""
     held = _PLANS.get(id(table))
     if held is not None and held[0] is table:
         return held[1]
@@ -281,6 +259,10 @@ def _fill_fields(record: dict, item: dict, groups: list[_Group]) -> None:
             key = field[1]
             raw = holder.get(key, _MISSING)
             if raw is _MISSING and group.registry and holder:
+                # a registry value written under its name in another case (`track duplicates
+                # (in hours)`): Windows reads registry value names case-insensitively, so
+                # Exchange reads it and the rules judge it (EXL005 asks for the name as exlint
+                # knows it); findings point at the key as written (policy.locate.written_path)
                 if folded is None:
                     folded = {}
                     for written in holder:  # the first key written in another case wins
