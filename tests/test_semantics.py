@@ -413,8 +413,9 @@ UNREADABLE = [
     ({"Server/EX10-PAR-01": {"spec": {"version": ["2010"]}}}, "spec.version", "SHD002"),
     ({"PublicFolderDatabase/PFDB-LON": {"spec": {"server": ["EX10-LON-01"]}}}, "spec.server", "HIE006"),
     # ... as might a server whose site (outside a DAG) or DAG it cannot read: it falls in no
-    # boundary, and SHD002 fired on the other server of its site
-    ({"patch": {"Server/EX10-PAR-01": {"spec": {"dag": None}}},
+    # boundary, and SHD002 fired on the other server of its site (a server in no DAG might
+    # belong to any site's boundary, and only to those: both servers of DAG-1 leave it)
+    ({"patch": {"Server/EX10-PAR-01": {"spec": {"dag": None}}, "Server/EX10-LON-01": {"spec": {"dag": None}}},
       "add": [dict(SERVER, metadata={"name": "EX10-PAR-02"},
                    spec={"version": "2010", "site": ["Paris"], "roles": ["Mailbox"]})]},
      "spec.site", "SHD002"),
@@ -546,6 +547,18 @@ def test_a_misspelt_site_is_exl007s_not_two_shadow_boundaries():
     # EX10-LON-02 meant London: its boundary is unknown, so no site boundary is judged
     found = lint(LONDON_PAIR_ONE_MISSPELT)
     assert "EXL007" in rules_of(found) and "SHD002" not in rules_of(found), [(f.rule, f.message) for f in found]
+
+
+# EX10-PAR-01 leaves DAG-1 (EX10-LON-01 its one member) for a site that is not defined: it might
+# belong to any AD site's boundary, never to DAG-1's, which SHD002 still judges
+DAG_ALONE_BESIDE_A_MISSPELT_SITE = {"patch": {"Server/EX10-PAR-01": {"spec": {"dag": None, "site": "Pariss"}}}}
+
+
+def test_a_misspelt_site_does_not_silence_shd002_in_a_dag():
+    found = lint(DAG_ALONE_BESIDE_A_MISSPELT_SITE)
+    shadow = [(f.entity.name, f.path) for f in found if f.rule == "SHD002"]
+    assert shadow == [("EX10-LON-01", "spec.dag")], [(f.rule, f.message) for f in found]
+    assert "EXL007" in rules_of(found)
 
 
 def test_an_empty_list_written_is_read_not_unreadable():

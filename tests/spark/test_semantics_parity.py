@@ -6,7 +6,7 @@ import pytest
 
 from linter.policy.packs import load_rules
 from parity import EstateSpec, example_spec, local_findings, run_spark
-from test_semantics import (BROKEN_ORGANIZATION, BROKEN_STORE, MAPI_TYPO, NO_MAPI_NO_SITE_FOLDER_SERVER,
+from test_semantics import (BROKEN_ORGANIZATION, BROKEN_STORE, DAG_ALONE_BESIDE_A_MISSPELT_SITE, MAPI_TYPO, NO_MAPI_NO_SITE_FOLDER_SERVER,
                             NOT_ORGANIZATION, SAME_NAME_ORG, UNREADABLE, UNREADABLE_ORGANIZATION)
 
 RULES = load_rules()
@@ -18,6 +18,7 @@ STRAY_SERVER = {"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name"
 CASES = {
     "two-organizations": {"add": [SECOND_ORG, STRAY_SERVER]},
     "two-organizations-one-name": {"add": [SAME_NAME_ORG]},
+    "dag-alone-beside-a-misspelt-site": DAG_ALONE_BESIDE_A_MISSPELT_SITE,
     "yaml-broken-after-the-name": BROKEN_STORE,
     "organization-yaml-broken": BROKEN_ORGANIZATION,
     "hierarchy-type-typo": {"patch": MAPI_TYPO},
