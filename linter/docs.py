@@ -161,6 +161,9 @@ def rules_markdown(rules) -> str:
               "one with a public folder database or an older server, is checked as the catalog says.", "",
               "EXL000 (not listed below) reports a rule that could not run, naming it and the cause; "
               "it is never hidden by selection, configuration or suppression (`exlint explain EXL000`); a rule that the selection leaves out is not run at all, by either engine.", "",
+              "EXL001 and EXL004 can be re-levelled or turned off like any rule, but a document they keep from being read is never dropped without a word: "
+              "when `--select`, `--ignore`, the configuration or a suppression comment hides such a finding, exlint prints a note naming the document "
+              "(`check`: each one; `estate`: the first, and how many more), so a narrow selection cannot pass a file exlint could not read unnoticed.", "",
               f"Examples are the documents they change in an estate of {base_estate_text()}.", ""]
     lines += ["| ID | Severity | Title | Fix |", "|---|---|---|---|"]
     for rule in rules.values():

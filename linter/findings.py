@@ -11,6 +11,12 @@ SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 # stand, and never hidden by selection, configuration or suppression (a check
 # silently not running is what a linter must not do).
 RULE_FAILED = "EXL000"
+# problems that keep a document from being read (both engines): a run that hides them
+# (--select, --ignore, the configuration, a suppression) still says which documents it did
+# not lint, since every input document is linted or reported
+UNREAD_HIDDEN = ("EXL001", "EXL004")
+HIDDEN_UNREAD_NOTE = ("{where}: {rule} is hidden by {by}, so this document is not linted: {message}; fix it, "
+                      "or leave the file out with `exclude` in .exlint.yaml")
 
 
 def rule_failed_message(rule_id: str, reason: str) -> str:

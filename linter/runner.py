@@ -11,7 +11,8 @@ from pathlib import Path
 from linter.collector import collector_paused
 from linter.config import CONFIG_NAME, Config, Discovery, check_options, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
-from linter.findings import RULE_FAILED, SEVERITY_RANK, Finding, severity_counts, sort_findings
+from linter.findings import HIDDEN_UNREAD_NOTE, RULE_FAILED, SEVERITY_RANK, UNREAD_HIDDEN, Finding, severity_counts, \
+    sort_findings
 from linter.loading import InputError, LoadedFile, discover, display_path, display_paths, foreign_inventory, \
     load_file, load_text, real_path  # noqa: F401 - display_path: part of this module's API (engines, reports)
 from linter.loading.scope import is_own_file
@@ -358,10 +359,14 @@ def _lint_one(options: Options, progress) -> Result:
     # a dependent file reports only what the change did to it, not its old findings
     findings = [f for f in findings if f.file is None or (f.file in reported_files and f.file not in dependents)
                 or (f.file in dependents and _mentions(f.message, watched))]
+    unread = [f for f in findings if f.rule in UNREAD_HIDDEN]
     findings = finalize(findings, rules, config, options.select, options.ignore)
+    hidden = _left_out(unread, findings, "--select/--ignore or the configuration")
     if options.inline_suppressions:
         suppressions = [s for lf in loaded if lf.path in reported_files for s in parse_suppressions(lf.path, lf.text)]
+        unread = [f for f in findings if f.rule in UNREAD_HIDDEN]
         findings = apply_suppressions(findings, suppressions)
+        hidden += _left_out(unread, findings, "a suppression comment")
         unused = finalize(unused_suppressions(suppressions, rules,
                                               lambda rule: config.runs_any(rule, rules, options.select, options.ignore)),
                           rules, config, options.select, options.ignore)
@@ -373,6 +378,10 @@ def _lint_one(options: Options, progress) -> Result:
         result.notes.append(OTHER_ROOT_NOTE.format(path=other))
     if discovery is not None and discovery.unread is not None and discovery.config == discovery.root / CONFIG_NAME:
         result.notes.append(UNREAD_PYPROJECT_NOTE.format(path=display_path(discovery.unread)))
+    for finding, by in hidden:
+        where = ":".join(str(part) for part in (finding.file, finding.line, finding.column) if part is not None)
+        result.notes.append(HIDDEN_UNREAD_NOTE.format(where=where, rule=finding.rule, by=by,
+                                                      message=finding.message))
     for loop in display_paths(loops):
         result.notes.append(LOOP_NOTE.format(path=loop))
     for inventory in display_paths(inventories):
@@ -384,6 +393,16 @@ def _lint_one(options: Options, progress) -> Result:
     if root is None and named and result.findings:
         result.notes.append(NO_ROOT_NOTE.format(path=options.paths[0]))
     return result
+
+
+def _left_out(before: list[Finding], after: list[Finding], by: str) -> list[tuple[Finding, str]]:
+    """The findings of ``before`` that ``after`` no longer holds (their severity may have
+    been re-levelled), each with what hid it."""
+    def key(f: Finding) -> tuple:
+        return f.rule, f.file, f.line, f.column, f.message
+
+    kept = {key(f) for f in after}
+    return [(f, by) for f in before if key(f) not in kept]
 
 
 def _outside(paths: list[str], root) -> list[str]:

@@ -305,3 +305,21 @@ def test_input_format_yaml_reads_a_file_named_jsonl_as_yaml(spark, defective_est
     got = [dict(f, file="export.yaml") for f in json.loads(estate.stdout)["findings"]]
     expected = json.loads(check.stdout)["findings"]
     assert expected and sorted(map(json.dumps, got)) == sorted(map(json.dumps, expected))
+
+
+def test_estate_names_documents_it_did_not_lint_when_their_finding_is_hidden(spark, tmp_path, monkeypatch):
+    # as `check` (tests/test_hidden_unread.py): every input document is linted or reported
+    from test_hidden_unread import BROKEN, SERVER, UNKNOWN_KIND
+
+    (tmp_path / ".exlint.yaml").write_text("{}\n")
+    (tmp_path / "server.yaml").write_text(SERVER)
+    (tmp_path / "broken.yaml").write_text(BROKEN)
+    (tmp_path / "unknown.yaml").write_text(UNKNOWN_KIND)
+    monkeypatch.chdir(tmp_path)
+    hidden = CliRunner().invoke(cli, ["estate", ".", "--select", "DUP", "--quiet"])
+    assert hidden.exit_code == 0, hidden.output
+    notes = [line for line in hidden.stderr.splitlines() if "is not linted" in line]
+    assert len(notes) == 1, hidden.stderr
+    assert "broken.yaml:" in notes[0] and "EXL001 is hidden by" in notes[0] and "(1 more such document(s))" in notes[0]
+    shown = CliRunner().invoke(cli, ["estate", ".", "--quiet"])
+    assert "EXL001" in shown.stdout and "is not linted" not in shown.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from linter.findings import SEVERITY_RANK
+from linter.findings import HIDDEN_UNREAD_NOTE, SEVERITY_RANK
 from linter.textsafe import printable
 from linter.options import ExitError, compare_without_html, fail_on_option, ignore_option, \
     no_inline_suppressions_option, select_option, split_rule_ids
@@ -292,6 +292,13 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             _print_report(findings, fmt, summary, rules, threshold)
         else:
             _print_findings(findings, fmt, summary)
+        hidden, first = run.hidden_unread(configuration, split_rule_ids(select), split_rule_ids(ignore))
+        if hidden:
+            where = ":".join(str(first[k]) for k in ("file", "line", "column") if first[k] is not None)
+            note = HIDDEN_UNREAD_NOTE.format(where=where, rule=first["rule"], by="--select/--ignore or the configuration",
+                                             message=first["message"])
+            more = f" ({hidden - 1} more such document(s))" if hidden > 1 else ""
+            click.echo(f"exlint: note: {note}{more}", err=True)
         failed = threshold != "never" and any(
             SEVERITY_RANK[s] >= SEVERITY_RANK[threshold] and n for s, n in summary["severity"].items())
     finally:

@@ -19,7 +19,7 @@ from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, MANY_PARTITI
 from linter.engines.spark import sql_warmup
 from linter.engines.spark.sqltext import q, string
 from linter.engines.spark.threads import in_threads
-from linter.findings import RULE_FAILED, rule_failed_message
+from linter.findings import RULE_FAILED, UNREAD_HIDDEN, rule_failed_message
 from linter.forms import FORMS
 from linter.policy.packs import Rule
 from linter.suppressions import UNUSED_MESSAGE, UNUSED_RULE, unknown_rule_message
@@ -44,6 +44,20 @@ class EstateRun:
         keys = ("files", "documents", "records_in", "linted", "skipped")
         picked = [v for k, v in self.inventory.stats.items() if est is None or k == est]
         return {k: sum(s[k] for s in picked) for k in keys}
+
+    def hidden_unread(self, config, select=(), ignore=()) -> tuple[int, dict | None]:
+        """How many of the parse's findings that keep a document from being read
+        (UNREAD_HIDDEN) --select, --ignore or the configuration hide, and the first
+        of them (file, line, column, rule, message); one Spark job, only when one
+        of those rules is hidden."""
+        hidden = [rule for rule in UNREAD_HIDDEN if not config.enabled(rule, select, ignore)]
+        if not hidden or self.inventory is None:
+            return 0, None
+        F = _F()
+        first = F.struct(*[F.col(c) for c in ("file", "line", "column", "rule", "message")])
+        row = (self.inventory.findings.filter(F.col("rule").isin(hidden))
+               .agg(F.count(F.lit(1)).alias("n"), F.min(first).alias("first")).collect()[0])
+        return row["n"], (row["first"].asDict() if row["n"] else None)
 
     def close(self) -> None:
         """Restore the session's settings and drop what the run kept (also what a run
