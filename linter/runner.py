@@ -185,6 +185,8 @@ INVENTORY_NOTES = {
              "name it to lint it with the rest: exlint check {paths} {path}",
     "parquet": "{path} not linted: check does not read Parquet inventories; lint it with exlint estate {path}",
 }
+UNREAD_CONTEXT_NOTE = ("{where} (read only to resolve references) could not be read: {reason}; a name it defines "
+                       "may be reported as undefined: fix it, and lint it with exlint check {path}")
 LOOP_NOTE = ("{path} not read: it is a symbolic link loop (no file or folder at its end); "
              "remove the link or point it at a file")
 
@@ -333,7 +335,7 @@ def _lint_one(options: Options, progress) -> Result:
                              f"which check does not walk into: name a JSON Lines file (exlint check FILE.jsonl), "
                              f"or run exlint estate {' '.join(options.paths) or '.'}")
         raise InputError(nothing_to_lint(options.paths, len(skipped)))
-    context_records, context_documents = _context_records(context, root, options.use_cache, progress)
+    context_records, context_documents, context_notes = _context_records(context, root, options.use_cache, progress)
     watched: dict[str, set[str]] = {}  # names the commit took away (--hook): table -> names
     dependents: set[str] = set()
     if options.hook and context:
@@ -378,6 +380,7 @@ def _lint_one(options: Options, progress) -> Result:
         result.notes.append(OTHER_ROOT_NOTE.format(path=other))
     if discovery is not None and discovery.unread is not None and discovery.config == discovery.root / CONFIG_NAME:
         result.notes.append(UNREAD_PYPROJECT_NOTE.format(path=display_path(discovery.unread)))
+    result.notes.extend(context_notes)
     for finding, by in hidden:
         where = ":".join(str(part) for part in (finding.file, finding.line, finding.column) if part is not None)
         result.notes.append(HIDDEN_UNREAD_NOTE.format(where=where, rule=finding.rule, by=by,
@@ -449,12 +452,14 @@ def _dependents(loaded: list[LoadedFile], records: dict, staged) -> tuple[set[st
 
 def _context_records(paths: list[Path], root: Path | None, use_cache: bool, progress):
     """Model records of the files loaded only for reference resolution, from the
-    record cache where the file is unchanged."""
+    record cache where the file is unchanged, with a note for each file that could
+    not be read."""
     from linter.cache import RecordCache
     from linter.estate import file_records
 
     records: dict[str, list[dict]] = {}
     documents = 0
+    notes: list[str] = []
     cache = RecordCache(root) if (use_cache and root is not None and paths) else None
     displays = display_paths(paths)
     for path, display in zip(paths, displays):
@@ -464,11 +469,20 @@ def _context_records(paths: list[Path], root: Path | None, use_cache: bool, prog
                 loaded = load_file(path, display)
             except Exception as exc:  # noqa: BLE001 - an unreadable context file is not the user's target
                 if isinstance(exc, OSError) or exc.__class__.__name__ == "InputError":
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                    notes.append(UNREAD_CONTEXT_NOTE.format(where=display, path=display, reason=reason))
                     progress.advance()
                     continue
                 raise
             file_rows, count = file_records(loaded)
-            if cache:
+            unread = [f for f in loaded.findings if f.rule == "EXL001"]
+            if unread and not loaded.documents and not loaded.partial:
+                # nothing of it could be read (not text, not YAML before its first name): a
+                # name it defines would be reported as undefined elsewhere, unexplained.
+                # Not cached, so that every run says so.
+                where = ":".join(str(p) for p in (display, unread[0].line, unread[0].column) if p is not None)
+                notes.append(UNREAD_CONTEXT_NOTE.format(where=where, path=display, reason=unread[0].message))
+            elif cache:
                 cache.put(path, display, file_rows, count)
         else:
             file_rows, count = hit
@@ -479,7 +493,7 @@ def _context_records(paths: list[Path], root: Path | None, use_cache: bool, prog
     if cache:
         cache.prune(set(displays))
         cache.save()
-    return records, documents
+    return records, documents, notes
 
 
 def finalize(findings, rules, config: Config, select=(), ignore=()) -> list[Finding]:
