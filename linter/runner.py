@@ -15,7 +15,7 @@ from linter.findings import HIDDEN_UNREAD_NOTE, RULE_FAILED, SEVERITY_RANK, UNRE
     sort_findings
 from linter.loading import InputError, LoadedFile, discover, display_path, display_paths, foreign_inventory, \
     load_file, load_text, real_path  # noqa: F401 - display_path: part of this module's API (engines, reports)
-from linter.loading.scope import is_own_file
+from linter.loading.scope import is_own_file, misspelt_claim
 from linter.policy.packs import Rule, load_rules
 from linter.suffixes import PARQUET_SUFFIXES
 from linter.suppressions import apply_suppressions, parse_suppressions, unused_suppressions
@@ -185,6 +185,8 @@ INVENTORY_NOTES = {
              "name it to lint it with the rest: exlint check {paths} {path}",
     "parquet": "{path} not linted: check does not read Parquet inventories; lint it with exlint estate {path}",
 }
+MISSPELT_CLAIM_NOTE = ("{path} skipped as not an exlint document, but {reason}: correct it, or name the file "
+                       "to lint it as it is (exlint check {path})")
 UNREAD_CONTEXT_NOTE = ("{where} (read only to resolve references) could not be read: {reason}; a name it defines "
                        "may be reported as undefined: fix it, and lint it with exlint check {path}")
 LOOP_NOTE = ("{path} not read: it is a symbolic link loop (no file or folder at its end); "
@@ -309,7 +311,7 @@ def _lint_one(options: Options, progress) -> Result:
                                       real=context_real)
                    if context_real[os.fspath(p)] not in requested_real]
     progress.stage("load", total=len(requested) + len(context), unit="files")
-    loaded, skipped = [], []
+    loaded, skipped, lookalikes = [], [], []
     foreign = [p for p in inventories if foreign_inventory(p)]  # another tool's JSON Lines: skipped, as estate skips it
     skipped.extend(display_paths(foreign))
     inventories = [p for p in inventories if p not in foreign]
@@ -322,6 +324,9 @@ def _lint_one(options: Options, progress) -> Result:
             loaded.append(file)
         else:
             skipped.append(display)
+            typo = misspelt_claim(file)
+            if typo:
+                lookalikes.append(MISSPELT_CLAIM_NOTE.format(path=display, reason=typo))
         progress.advance()
     if not loaded and not (options.allow_empty or config.allow_empty or options.hook):
         if other_roots:  # a folder of config repos: say which, and how to lint them
@@ -380,7 +385,7 @@ def _lint_one(options: Options, progress) -> Result:
         result.notes.append(OTHER_ROOT_NOTE.format(path=other))
     if discovery is not None and discovery.unread is not None and discovery.config == discovery.root / CONFIG_NAME:
         result.notes.append(UNREAD_PYPROJECT_NOTE.format(path=display_path(discovery.unread)))
-    result.notes.extend(context_notes)
+    result.notes.extend(lookalikes + context_notes)
     for finding, by in hidden:
         where = ":".join(str(part) for part in (finding.file, finding.line, finding.column) if part is not None)
         result.notes.append(HIDDEN_UNREAD_NOTE.format(where=where, rule=finding.rule, by=by,

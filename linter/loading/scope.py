@@ -30,6 +30,45 @@ def _owns_document(data) -> bool:
     return (isinstance(api, str) and api.startswith("exlint/")) or data.get("kind") in _KINDS
 
 
+def misspelt_claim(loaded) -> str | None:
+    """Why a file skipped as not exlint's looks like exlint's with a typo (``kind:
+    Sever``, ``apiversion: exlint/v1``, ``apiVersion: exlnt/v1``), or None: a typo
+    must not turn a file's checks off without a word. Close matches only, so that
+    another tool's kinds (a Kubernetes Service, a Job) are not taken for typos."""
+    import difflib
+
+    for document in loaded.documents:
+        data = document.data
+        if not isinstance(data, dict):
+            continue
+        keys = {str(key).lower(): key for key in data}
+        for lower, known in (("apiversion", "apiVersion"), ("kind", "kind")):
+            key = keys.get(lower)
+            if key is not None and key != known and _claims_value(lower, data[key]):
+                return f"its key {key!r} means {known!r} (keys are case-sensitive)"
+        api, kind = data.get("apiVersion"), data.get("kind")
+        if isinstance(api, str) and not api.startswith("exlint/") and _claims_value("apiversion", api):
+            return f"its apiVersion {api!r} is not exlint's (did you mean 'exlint/v1'?)"
+        if isinstance(kind, str) and kind not in _KINDS:
+            close = difflib.get_close_matches(kind.lower(), [k.lower() for k in _KINDS], 1, 0.8)
+            if close:
+                meant = next(k for k in _KINDS if k.lower() == close[0])
+                return f"its kind {kind!r} is not one exlint knows (did you mean {meant!r}?)"
+    return None
+
+
+def _claims_value(key: str, value) -> bool:
+    """Whether ``value`` of an ``apiVersion`` or ``kind`` key is exlint's, or close to it."""
+    import difflib
+
+    if not isinstance(value, str):
+        return False
+    if key == "kind":
+        return value in _KINDS
+    group = value.split("/", 1)[0].lower()
+    return group == "exlint" or bool(difflib.get_close_matches(group, ["exlint"], 1, 0.8))
+
+
 def is_own_file(loaded) -> bool:
     """Whether a loaded file holds at least one exlint document (or, when it
     could not be parsed, claims to). An empty or comment-only file is an empty
