@@ -532,6 +532,10 @@ def validate_document(document) -> tuple[list[Finding], bool]:
     api = data.get("apiVersion")
     kind = data.get("kind")
     readable = readable_entity(data)
+    if "apiVersion" not in data and "kind" not in data:  # one problem (not a document of exlint's), one finding
+        return [at((), "EXL004", f"missing apiVersion and kind: add 'apiVersion: {API_VERSION}' and a kind, one of "
+                                 f"{', '.join(KINDS)} (or move this document out of the file, if it is not exlint's)",
+                   entity=readable)], False
     if api != API_VERSION:
         if api is None and "apiVersion" in data:
             findings.append(at(("apiVersion",), "EXL004", f"apiVersion is empty (null): write 'apiVersion: {API_VERSION}'",
@@ -543,9 +547,10 @@ def validate_document(document) -> tuple[list[Finding], bool]:
                                entity=readable))
     if kind not in KINDS:
         if kind is None and "kind" in data:
-            findings.append(at(("kind",), "EXL004", f"kind is empty (null): write one of {', '.join(KINDS)}"))
+            findings.append(at(("kind",), "EXL004", f"kind is empty (null): write one of {', '.join(KINDS)}",
+                               entity=readable))
         elif kind is None:
-            findings.append(at((), "EXL004", f"missing kind: one of {', '.join(KINDS)}"))
+            findings.append(at((), "EXL004", f"missing kind: one of {', '.join(KINDS)}", entity=readable))
         else:
             suggestion = _suggest(str(kind), KINDS)
             hint = f"; did you mean {suggestion!r}?" if suggestion else ""

@@ -186,3 +186,13 @@ def test_a_broken_documents_name_is_placed_as_git_numbers_lines():
     partial = load_text(text, "x.yaml").partial[0]
     assert partial.marks["metadata.name"] == (4, 18)
     assert (partial.line, partial.column) == (2, 1)
+
+
+def test_a_document_with_neither_apiversion_nor_kind_is_one_finding_naming_both(tmp_path):
+    # beside an exlint document in the same file: the file is exlint's, the stray document is one problem
+    (tmp_path / "mixed.yaml").write_text("apiVersion: exlint/v1\nkind: Organization\nmetadata: {name: Contoso}\n"
+                                         "---\nmetadata: {name: Stray}\nspec: {}\n")
+    _, report = run_json("--select", "EXL004", tmp_path / "mixed.yaml")
+    [finding] = report["findings"]
+    assert finding["line"] == 5 and finding["message"].startswith("missing apiVersion and kind")
+    assert "apiVersion: exlint/v1" in finding["message"]

@@ -137,3 +137,12 @@ def test_compare_with_an_html_report_still_works(estate, tmp_path):
                  ["--diff", "--output", tmp_path / "d.html"]):
         result = invoke("check", ".", *args, "--compare", earlier)
         assert result.exit_code in (0, 1), result.output
+
+
+@pytest.mark.parametrize("args", [["check", "--output", "-"], ["estate", "--output", "-"], ["estate", "--report", "-"]])
+def test_output_dash_is_refused_not_written_as_a_file_named_dash(estate, args):
+    # refused before anything runs (estate: before Spark starts)
+    result = invoke(args[0], ".", "--format", "json", *args[1:])
+    assert result.exit_code == 2, result.output
+    assert f"{args[1]} -:" in result.stderr and result.stdout == ""
+    assert not (estate / "-").exists()

@@ -42,6 +42,9 @@ def extension_of(path: str) -> str | None:
 
 def route(formats: list[str], outputs: list[str], default: str) -> tuple[list[tuple[str, str]], list[str]]:
     """(format, file) pairs to write and the formats for standard output."""
+    if "-" in outputs:  # would be a file named "-"; many tools read it as standard output
+        raise RoutingError("--output -: a report goes to standard output when no --output names it; drop "
+                           "--output - (keep its --format), or name a file")
     remaining = list(formats)
     chosen: dict[int, str] = {}
     kinds = {p: EXTENSIONS[e] for p, e in enumerate(map(extension_of, outputs)) if e is not None}

@@ -227,6 +227,8 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
             check_target(output_dir, inventory)
         except OutputError as exc:
             raise ExitError(str(exc)) from None
+    if report == "-":
+        raise ExitError("--report -: the HTML report is written to a file; name one, such as estate.html")
     if report:  # the same for the HTML report: an input, or a file exlint did not write, is refused
         _check_report_path(report, inventory)
     if compare and not report:

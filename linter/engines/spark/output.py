@@ -48,6 +48,9 @@ def _within(path: Path, directory: Path) -> bool:
 def check_target(target: str, inputs=()) -> Path:
     """The resolved target, or OutputError when writing there could destroy what
     exlint did not write (checked before the job and again before the commit)."""
+    if target == "-":  # a folder named "-"; many tools read it as standard output
+        raise OutputError("--output -: the findings go to standard output when there is no --output; drop it "
+                          "(--format picks how they are printed), or give a new directory such as findings/")
     destination = Path(target).resolve()
     parent = destination.parent
     if _within(Path.cwd().resolve(), destination):
