@@ -117,3 +117,45 @@ def test_a_finding_in_a_document_fix_leaves_alone_is_not_marked_fixable(estate):
         report.stdout
     result = invoke("check", "--fix", "stores/aliased.yaml")
     assert "anchors, aliases or merge keys" in result.stderr
+
+
+STALE_SUPPRESSION = ("apiVersion: exlint/v1\nkind: PublicFolder\nmetadata: {name: /Projects/Suppressed}\nspec:\n"
+                     "  hierarchy: Public Folders\n  replicas:\n    - PFDB-EX03-NYC-01\n"
+                     "    # exlint: disable=REP001 reason=\"store being built\"\n"
+                     "    - PFDB-EX03-NYC-01\n    - PFDB-NOT-BUILT\n")
+
+
+def test_a_fix_never_hands_a_suppression_to_another_line(estate):
+    # deleting the duplicate under the comment made it silence the next entry's REP001 error:
+    # the error was hidden, unfixed, and the gate went green
+    folder = estate / "folders" / "suppressed.yaml"
+    folder.write_text(STALE_SUPPRESSION)
+    before = invoke("check", "folders/suppressed.yaml")
+    assert "[*]" not in before.stdout and "REP005" in before.stdout, before.stdout  # not offered: --fix refuses it
+    result = invoke("check", "--fix", ".")
+    assert folder.read_text() == STALE_SUPPRESSION
+    assert "suppression comment on line 8" in result.stderr and result.exit_code == 1, result.stderr
+    assert "REP001" in invoke("check", "folders/suppressed.yaml").stdout
+
+
+def test_a_fix_that_leaves_every_suppression_on_its_line_is_made(estate):
+    # the same duplicate, the comment on the line it silences: the other duplicate goes
+    folder = estate / "folders" / "suppressed.yaml"
+    folder.write_text(STALE_SUPPRESSION.replace("    # exlint: disable=REP001 reason=\"store being built\"\n", "")
+                      .replace("    - PFDB-NOT-BUILT\n",
+                               "    - PFDB-NOT-BUILT  # exlint: disable=REP001 reason=\"store being built\"\n"))
+    invoke("check", "--fix", ".")
+    text = folder.read_text()
+    assert text.count("PFDB-EX03-NYC-01") == 1 and "PFDB-NOT-BUILT  # exlint: disable=REP001" in text, text
+    assert "REP001" not in invoke("check", "folders/suppressed.yaml").stdout
+
+
+def test_a_fix_below_an_own_line_suppression_is_made(estate):
+    # the comment's line is kept and so is the line after it: nothing moves
+    folder = estate / "folders" / "suppressed.yaml"
+    folder.write_text(STALE_SUPPRESSION.replace("    - PFDB-EX03-NYC-01\n    - PFDB-NOT-BUILT\n",
+                                                "    - PFDB-NOT-BUILT\n    - PFDB-EX03-NYC-01\n"))
+    invoke("check", "--fix", ".")
+    text = folder.read_text()
+    assert text.endswith("# exlint: disable=REP001 reason=\"store being built\"\n    - PFDB-NOT-BUILT\n"), text
+    assert "REP001" not in invoke("check", "folders/suppressed.yaml").stdout

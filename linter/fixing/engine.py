@@ -21,6 +21,7 @@ from linter.findings import Finding
 from linter.atomic import atomic_write
 from linter.fixing.files import encode_like, unified_diff, write_refusal
 from linter.fixing.spec import FixSpec, parse_fix
+from linter.fixing.suppression_lines import has_own_line_suppression, moved_suppression
 from linter.fixing.yamltext import Edit, Unfixable, YamlText, apply_edits, overlaps
 from linter.loading import JSONL_SUFFIXES, Document, LoadedFile, load_text
 from linter.loading.text import TextError, decode
@@ -92,6 +93,7 @@ def available_fixes(result) -> dict[int, str]:
     planner = Planner(result, specs)
     loaded = {lf.path: lf for lf in result.loaded}
     out: dict[int, str] = {}
+    commented = {path for path in writable if path in loaded and has_own_line_suppression(loaded[path].text, path)}
     for finding in candidates:
         file = loaded.get(finding.file)
         if file is None or _syntax_error(file) is not None:
@@ -103,6 +105,8 @@ def available_fixes(result) -> dict[int, str]:
             action = document and planner.action(finding, result.rules[finding.rule], specs[finding.rule], document)
         except Unfixable:
             action = None
+        if action and finding.file in commented and not edit_text(file.text, file, [action], {})[1]:
+            continue  # the edit would move a suppression (or not verify): --fix refuses it
         if action:
             out[id(finding)] = specs[finding.rule].safety
     return out
@@ -387,6 +391,17 @@ def _verified(text: str, path: str, documents: list[Document], actions: list[Act
     return all(_strict_equal(d.data, e) for d, e in zip(loaded.documents, expected))
 
 
+def _problem(text: str, new: str, loaded: LoadedFile, actions: list[Action]) -> str | None:
+    """Why ``new`` (``text`` with ``actions`` applied) cannot be written, or None."""
+    if not _verified(new, loaded.path, loaded.documents, actions):
+        return "the edit would not give the expected YAML; fix it by hand"
+    moved = moved_suppression(text, new, loaded.path)
+    if moved is not None:
+        return (f"the edit would hand the suppression comment on line {moved.line} (it silences the line after "
+                f"it) to another line; move or delete that comment, then run --fix again")
+    return None
+
+
 def edit_text(text: str, loaded: LoadedFile, actions: list[Action], notes: dict) -> tuple[str, list[Action]]:
     """The file's text with as many of ``actions`` applied as can be, verified."""
     try:
@@ -408,21 +423,22 @@ def edit_text(text: str, loaded: LoadedFile, actions: list[Action], notes: dict)
         return text, []
     new = apply_edits(text, accepted_edits)
     applied = [a for _, group in accepted for a in group]
-    if _verified(new, loaded.path, loaded.documents, applied):
+    if _problem(text, new, loaded, applied) is None:
         return new, applied
     # Something did not come out as expected: keep only the units that verify alone.
     good = []
     for edits, group in accepted:
-        if _verified(apply_edits(text, edits), loaded.path, loaded.documents, group):
+        problem = _problem(text, apply_edits(text, edits), loaded, group)
+        if problem is None:
             good.append((edits, group))
         else:
             for action in group:
-                notes[finding_key(action.finding)] = "the edit would not give the expected YAML; fix it by hand"
+                notes[finding_key(action.finding)] = problem
     while good:
         edits = [e for unit, _ in good for e in unit]
         applied = [a for _, group in good for a in group]
         new = apply_edits(text, edits)
-        if _verified(new, loaded.path, loaded.documents, applied):
+        if _problem(text, new, loaded, applied) is None:
             return new, applied
         good = good[:1] if len(good) > 1 else []
     return text, []
