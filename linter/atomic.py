@@ -151,10 +151,43 @@ def atomic_write(path: str, data: bytes, expected: bytes | None = None, create: 
                 raise OSError(errno.EINVAL, "it is not a regular file", path)
             _write_into(resolved, data)
             return
-        if not follow and os.path.islink(path):
-            target, info = os.path.abspath(path), None  # the link itself is replaced
-        else:
-            target, info = resolved.path, resolved.info
+    staged = stage(path, data, create, follow, expected)
+    staged.commit()
+
+
+@dataclass
+class Staged:
+    """A write prepared and not yet made (``stage``): the new bytes are on disk
+    beside the target, which ``commit`` replaces and ``discard`` leaves as it was."""
+
+    temporary: str
+    target: str
+
+    def commit(self) -> None:
+        try:
+            os.replace(self.temporary, self.target)
+        except BaseException:
+            self.discard()
+            raise
+
+    def discard(self) -> None:
+        try:
+            os.unlink(self.temporary)
+        except OSError:
+            pass
+
+
+def stage(path: str, data: bytes, create: bool = True, follow: bool = False,
+          expected: bytes | None = None) -> Staged:
+    """atomic_write in two steps, for a set of files written all or none (an
+    import): every file is staged (its checks made, its bytes written beside it)
+    before the first is committed, so a failure to write one writes none. The
+    options are atomic_write's (a path that is not a regular file is an error)."""
+    if create and follow:
+        resolved = resolve_target(path)
+        if resolved.kind != "file":
+            raise OSError(errno.EINVAL, "it is not a regular file", path)
+        target, info = resolved.path, resolved.info
     elif create:
         target = os.path.abspath(path)
         try:
@@ -170,6 +203,13 @@ def atomic_write(path: str, data: bytes, expected: bytes | None = None, create: 
         with open(target, "rb") as handle:
             if handle.read() != expected:
                 raise OSError(errno.EBUSY, "the file changed on disk while exlint was running", path)
+    return Staged(_staged_copy(path, target, info, data), target)
+
+
+def _staged_copy(path: str, target: str, info: os.stat_result | None, data: bytes) -> str:
+    """A temporary file beside ``target`` holding ``data``, flushed to disk, with the
+    original's permission bits and owner: what replaces ``target``. An error names
+    ``path`` (the file asked for), never the temporary file."""
     directory, name = os.path.split(target)
     temporary = None
     try:  # an interrupt (Ctrl-C) from here on leaves no temporary file behind
@@ -189,11 +229,13 @@ def atomic_write(path: str, data: bytes, expected: bytes | None = None, create: 
                 os.chown(temporary, info.st_uid, info.st_gid)
             except OSError:
                 pass
-        os.replace(temporary, target)
-    except BaseException:
+        return temporary
+    except BaseException as exc:
         if temporary is not None:
             try:
                 os.unlink(temporary)
             except OSError:
                 pass
+        if isinstance(exc, OSError) and exc.filename != path:
+            raise OSError(exc.errno, exc.strerror or str(exc), path) from exc
         raise

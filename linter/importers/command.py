@@ -57,6 +57,8 @@ def import_command(sources: tuple[str, ...], output: Path, organization: str | N
     if result.errors:
         if result.write_started:
             click.echo("error: the output directory could not be fully written", err=True)
+        elif any(error.message.startswith("cannot write:") for error in result.errors):
+            pass  # the error says nothing was written
         else:
             click.echo(f"error: {len(result.errors)} problem(s); nothing was written", err=True)
         raise SystemExit(2)

@@ -123,7 +123,13 @@ def run_import(sources: list[str], output: Path, organization: str | None = None
         try:
             tree.write()
         except OSError as exc:
-            result.errors.append(SourceError(str(exc.filename or output), f"cannot write: {exc.strerror or exc}"))
+            replaced = getattr(exc, "written", 0)  # files already replaced (tree.write stages all first)
+            outcome = (f"{replaced} other file(s) were written: run the import again once it can write"
+                       if replaced else "nothing was written: make the folder writable, or import into another "
+                       "directory")
+            result.errors.append(SourceError(str(exc.filename or output),
+                                             f"cannot write: {exc.strerror or exc}; {outcome}"))
+            result.write_started = bool(replaced)
     result.warnings = [str(w) for w in collector.warnings] + written.warnings
     result.conflicts = merged.conflicts
     result.incomplete = written.incomplete

@@ -13,7 +13,7 @@ not rewritten at all.
 """
 from __future__ import annotations
 
-from linter.atomic import atomic_write, read_only
+from linter.atomic import read_only, stage
 from linter.loading import refusal, walked_folder
 from linter.schema import KINDS
 from linter.suffixes import YAML_SUFFIXES
@@ -568,9 +568,34 @@ class OutputTree:
         # one must not leave the others half imported
         rendered = [(self.root / yaml_file.path, yaml_file.render().encode("utf-8"))
                     for yaml_file in self.files.values() if yaml_file.changed]
-        for target, data in rendered:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(str(target), data, create=True, follow=True)  # links checked: inside the output
+        # all or none: every file is staged beside its target before the first replaces
+        # one, so a folder exlint may not write leaves nothing half imported
+        created: list[Path] = []  # folders made for the import, removed again if it fails
+        staged = []
+        try:
+            for target, data in rendered:
+                for folder in reversed(target.parents):
+                    if not folder.exists() and not folder.is_symlink():
+                        folder.mkdir()
+                        created.append(folder)
+                staged.append(stage(str(target), data, create=True, follow=True))  # links checked: inside the output
+        except BaseException:
+            for done in staged:
+                done.discard()
+            for folder in reversed(created):
+                try:
+                    folder.rmdir()
+                except OSError:
+                    pass
+            raise
+        for index, done in enumerate(staged):
+            try:
+                done.commit()
+            except OSError as exc:  # a rename in a folder just written to: the files before it are replaced
+                for rest in staged[index + 1:]:
+                    rest.discard()
+                exc.written = index
+                raise
 
     # New documents ----------------------------------------------------------------
 

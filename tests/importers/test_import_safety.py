@@ -194,3 +194,41 @@ def test_sources_in_a_virtualenv_are_not_imported_and_one_named_twice_is_read_on
     named: set = set()
     files, errors = discover([str(capture), str(capture.resolve()), str(sources / "link.xml"), str(sources)], named)
     assert errors == [] and [p.name for p in files] == ["GetTransportConfig.xml"]
+
+
+def test_a_file_that_cannot_be_written_means_none_is_written(tmp_path, monkeypatch):
+    # organization.yaml was written before a folder that refused the next file: half an import
+    from linter import atomic
+
+    out = tmp_path / "out"
+    assert run_import(SOURCES, "--output", out).exit_code == 0
+    first = _tree(out)
+    (out / "servers" / "ex07-lon-01.yaml").unlink()  # the next import writes it (and only it, and new stores)
+    before = _tree(out)
+    real = atomic._write_temporary
+
+    def refuse_stores(handle, data):
+        written = os.readlink(f"/proc/self/fd/{handle.fileno()}")  # the temporary file, beside its target
+        if f"{os.sep}servers{os.sep}" in written:
+            raise PermissionError(13, "Permission denied")
+        real(handle, data)
+
+    monkeypatch.setattr(atomic, "_write_temporary", refuse_stores)
+    line = _one_line(run_import(SOURCES, "--output", out))
+    assert "ex07-lon-01.yaml" in line and "Permission denied" in line
+    assert _tree(out) == before and not list(out.rglob(".*exlint*"))
+    monkeypatch.undo()
+    assert run_import(SOURCES, "--output", out).exit_code == 0 and _tree(out) == first
+
+
+def test_a_failed_import_leaves_no_folder_it_made(tmp_path, monkeypatch):
+    from linter import atomic
+
+    def refuse(handle, data):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(atomic, "_write_temporary", refuse)
+    out = tmp_path / "out"
+    out.mkdir()
+    _one_line(run_import(SOURCES, "--output", out))
+    assert list(out.iterdir()) == []
