@@ -34,6 +34,7 @@ EXPECTED = {
     "broken-middle.yaml": ({("EXL001", 9), ("EXL003", 14)}, 2),
     "not-a-mapping.yaml": ({("EXL003", 1)}, 1),
     "huge-integer.yaml": ({("EXL003", 4)}, 1),
+    "flow-then-junk.yaml": ({("EXL001", 6)}, 2),
 }
 
 
@@ -196,3 +197,19 @@ def test_a_document_with_neither_apiversion_nor_kind_is_one_finding_naming_both(
     [finding] = report["findings"]
     assert finding["line"] == 5 and finding["message"].startswith("missing apiVersion and kind")
     assert "apiVersion: exlint/v1" in finding["message"]
+
+
+@pytest.mark.parametrize("text", [
+    # a flow mapping read whole, then junk on its line: the document once, and the junk
+    "apiVersion: exlint/v1\nkind: Organization\nmetadata: {name: C}\nspec: {}\n---\n"
+    "{kind: Server, apiVersion: exlint/v1, metadata: {name: EX10-B}, spec: {version: 2010}} trailing\n",
+    # JSON Lines saved as .yaml: the first line is a document, the second breaks the file
+    '{"apiVersion": "exlint/v1", "kind": "Organization", "metadata": {"name": "C"}, "spec": {}}\n'
+    '{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX10-A"}, "spec": {}}\n',
+])
+def test_a_document_read_whole_before_a_syntax_error_is_counted_once(tmp_path, text):
+    # it was also read again as the broken document's partial: "2 Server documents are named
+    # EX10-B", "the estate has 2 Organization documents"
+    (tmp_path / "one.yaml").write_text(text)
+    _, report = run_json("--select", "EXL", tmp_path / "one.yaml")
+    assert [f["rule"] for f in report["findings"]] == ["EXL001"], report["findings"]

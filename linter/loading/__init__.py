@@ -182,6 +182,7 @@ def load_text(text: str, path: str) -> LoadedFile:
     place = git_positions(text)
     index = 0
     for chunk in split_documents(text):
+        begun = index  # the chunk's first document's index: a document read whole counts from here
         try:
             if may_nest_deeper(chunk.text, SAFE_COMPOSE_DEPTH):  # the C composer recurses
                 check_depth(chunk.text, MAX_DEPTH)
@@ -226,7 +227,9 @@ def load_text(text: str, path: str) -> LoadedFile:
             line, column = exc.problem_mark.line + 1 + chunk.first_line, exc.problem_mark.column + 1
             loaded.findings.append(_syntax_finding(path, "EXL001", exc.problem, line, column))
         except yaml.MarkedYAMLError as exc:
-            if len(loaded.documents) + len(loaded.partial) == index:  # the chunk's first document broke
+            # the chunk's first document broke (not what follows a document read whole: a flow
+            # mapping and then junk is that document, already read, and a broken tail)
+            if index == begun and len(loaded.documents) + len(loaded.partial) == index:
                 partial = partial_document(chunk.text, path, index, chunk.first_line)
                 if partial is not None:
                     loaded.partial.append(partial)
