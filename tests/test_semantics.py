@@ -708,3 +708,17 @@ def test_an_enum_written_as_another_type_is_exl003s(written):
     patch = {"Organization/contoso": {"spec": {"transportConfig": {"ShadowMessagePreferenceSetting": written}}}}
     found = [f for f in lint(patch) if f.path == "spec.transportConfig.ShadowMessagePreferenceSetting"]
     assert [f.rule for f in found] == ["EXL003"], [(f.rule, f.message) for f in found]
+
+
+# Names compare case-insensitively in every script: lower() alone gives a word-final capital
+# sigma the final form (ΑΘΗΝΑΣ -> αθηνας) and leaves a typed σ, so Αθηνασ was "not defined"
+GREEK_SITE = {"patch": {
+    "Organization/contoso": {"spec": {"sites": [{"name": "London"}, {"name": "ΑΘΗΝΑΣ"}],
+                                      "siteLinks": [{"name": "LON-ATH", "sites": ["London", "αθηνασ"], "cost": 10}]}},
+    "Server/EX10-PAR-01": {"spec": {"site": "Αθηνασ"}}}}
+
+
+def test_names_with_a_final_sigma_match_whatever_their_case():
+    assert lint(GREEK_SITE) == []
+    misspelt = {"patch": {**GREEK_SITE["patch"], "Server/EX10-PAR-01": {"spec": {"site": "Αθηνα"}}}}
+    assert "EXL007" in rules_of(lint(misspelt))  # (the case tells apart only what differs in case)

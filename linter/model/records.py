@@ -20,6 +20,7 @@ from typing import Any, Iterable
 
 from linter.findings import format_path
 from linter.model.tables import FieldSpec, TableSpec, convert, is_dn, load_tables
+from linter.model.names import name_key
 
 _MISSING = object()
 _UNREADABLE = object()  # the path runs through a value that is not a mapping (`registry: [a]`, `spec:`)
@@ -96,7 +97,7 @@ def _fill_value(record: dict, spec: FieldSpec, raw: Any) -> None:
         # an entry that is no name (`5`, `""`, a null) is EXL003's: it is left out, and the
         # list as a whole is unreadable (REP004 must not count `[PF-LON, 5]` as one replica)
         texts = [item if isinstance(item, str) and item.strip() else None for item in items]
-        record[key] = [t.lower() if (t is not None and spec.type == "names") else t for t in texts]
+        record[key] = [name_key(t) if (t is not None and spec.type == "names") else t for t in texts]
         record[key + "__text"] = texts
         whole = present and isinstance(raw, list) and None not in texts
         record[key + "__set"] = None if unreadable or (present and not whole) else present
@@ -193,11 +194,11 @@ def build_records(table: TableSpec, document, data: dict, entity_name: str) -> l
             "_line": document.line,
             "_column": document.column,
             "_marks": _marks_for(document, format_path(prefix)),
-            "name": name.lower() if name else None,
+            "name": name_key(name) if name else None,
             "name__text": name,
         }
         if table.parent:
-            record[table.parent] = entity_name.lower()
+            record[table.parent] = name_key(entity_name)
             record[table.parent + "__text"] = entity_name
             record[table.parent_document] = f"{document.file}#{document.index}"
         _fill_fields(record, item, _plan(table))

@@ -13,6 +13,7 @@ from linter.loading.fast_yaml import load as _yaml_load
 from linter.model import units
 from linter.resources import model_tables_file
 from linter.schema import accepts_null, enum_values, integer_bounds, rejects_blank
+from linter.model.names import name_key
 
 
 SCALAR_TYPES = {"name", "text", "enum", "int", "bool", "duration", "size", "version", "date", "count", "dn_name"}
@@ -144,7 +145,7 @@ def convert(type_: str, raw: Any) -> Any:
         # Schema's "integer" accepts it: read as the integer, not as a value of no type
         raw = int(raw)
     if type_ == "name":
-        return raw.lower() if isinstance(raw, str) and raw.strip() else None
+        return name_key(raw) if isinstance(raw, str) and raw.strip() else None
     if type_ == "dn_name":  # a name, or a distinguished name whose first CN= is the name
         if not isinstance(raw, str) or not raw.strip():
             return None
@@ -152,8 +153,8 @@ def convert(type_: str, raw: Any) -> Any:
         if _RDN.match(text):  # a distinguished name: its first CN= names it, wherever it stands
             for attribute, value in dn_attributes(text):
                 if attribute.lower() == "cn":
-                    return value.strip().lower() or None
-        return text.lower() or None
+                    return name_key(value.strip()) or None
+        return name_key(text) or None
     if type_ in ("text", "enum", "date"):
         return raw if isinstance(raw, str) else None
     if type_ == "int":

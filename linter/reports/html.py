@@ -85,6 +85,8 @@ from collections import Counter
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
+
+from linter.model.names import name_key
 from typing import Any, Iterable, Mapping
 
 from linter import __version__
@@ -129,7 +131,7 @@ class EstateLocator:
     def _get(self, table: str, name) -> dict | None:
         if not isinstance(name, str):
             return None
-        return self._index.get(table, {}).get(name.lower())
+        return self._index.get(table, {}).get(name_key(name))
 
     def _server(self, name) -> Location:
         row = self._get("Server", name)

@@ -46,12 +46,54 @@ def finding_frame(spark, findings):
     return spark.createDataFrame(rows, FINDING)
 
 
-@pytest.mark.parametrize("estate", ["broken", "inventory"])
+# names with a final sigma, written in other cases than their references: the report finds
+# the folder's store, server and site as the rules do (linter.model.names)
+GREEK = """apiVersion: exlint/v1
+kind: Organization
+metadata: {name: Hellas}
+spec:
+  hierarchies: [{name: Public Folders, type: MAPI}]
+  adminGroups: [{name: AG, siteFolderServer: EX10-ΑΘΗΝΑΣ}]
+  sites: [{name: ΑΘΗΝΑΣ}]
+---
+apiVersion: exlint/v1
+kind: Server
+metadata: {name: EX10-ΑΘΗΝΑΣ}
+spec: {version: 2010, site: Αθηνασ, adminGroup: AG, roles: [Mailbox], dag: DAG1}
+---
+apiVersion: exlint/v1
+kind: Server
+metadata: {name: EX10-B}
+spec: {version: 2010, site: ΑΘΗΝΑΣ, adminGroup: AG, roles: [Mailbox], dag: DAG1}
+---
+apiVersion: exlint/v1
+kind: PublicFolderDatabase
+metadata: {name: PF-ΟΔΟΣ}
+spec: {server: ex10-αθηνασ, hierarchy: Public Folders, created: 2010-01-01, emailAddress: a@x}
+---
+apiVersion: exlint/v1
+kind: PublicFolderDatabase
+metadata: {name: PF-B}
+spec: {server: EX10-B, hierarchy: Public Folders, created: 2010-01-01, emailAddress: b@x}
+---
+apiVersion: exlint/v1
+kind: PublicFolder
+metadata: {name: /ΟΔΟΣ}
+spec: {hierarchy: Public Folders, replicas: [pf-οδοσ, PF-B]}
+"""
+
+
+@pytest.mark.parametrize("estate", ["broken", "inventory", "greek"])
 def test_spark_report_data_equals_local(spark, estate, tmp_path):
     from linter.engines.spark.report import report_data
 
     if estate == "broken":
         result = lint(Options(paths=[str(REPO / "samples" / "broken")]))
+    elif estate == "greek":
+        (tmp_path / "estate.yaml").write_text(GREEK, encoding="utf-8")
+        result = lint(Options(paths=[str(tmp_path / "estate.yaml")]))
+        assert [f.rule for f in result.findings] == ["REP010"]
+        assert aggregate(result)["by_site"][0]["label"] != "(unknown)", aggregate(result)["by_site"]
     else:
         from linter.generate.core import Settings, generate
 

@@ -11,6 +11,7 @@ import itertools
 
 from linter.engines.spark.model import first_of_each_name
 from linter.engines.spark.sqltext import q, string
+from linter.model.names import name_key_sql
 from linter.reports.html import ORGANIZATION, ROW_LIMIT, TOP, UNKNOWN, assemble
 
 STORE_KINDS = ("PublicFolderDatabase", "MailboxDatabase")
@@ -61,7 +62,8 @@ def placed_sql(findings: str, views: dict[str, str], firsts: dict[str, str] | No
 
     pfdb, _ = STORE_KINDS
     steps = {
-        "_want_folders": f"SELECT DISTINCT `_est` AS `_w_est`, lower(`entity_name`) AS `_w_key` FROM {q(findings)} "
+        "_want_folders": f"SELECT DISTINCT `_est` AS `_w_est`, {name_key_sql('`entity_name`')} AS `_w_key` "
+                         f"FROM {q(findings)} "
                          f"WHERE `entity_kind` = 'PublicFolder'",
         "_folders": f"SELECT `_est`, `name`, filter(`replicas`, x -> x IS NOT NULL)[0] AS `first_replica` "
                     f"FROM ({first_by_name('PublicFolder', '`_want_folders`')})",
@@ -100,7 +102,7 @@ def placed_sql(findings: str, views: dict[str, str], firsts: dict[str, str] | No
             f"{label('site')} AS `site`, {label('version')} AS `version`, "
             f"CASE WHEN f.`entity_kind` = 'Organization' THEN NULL ELSE l.`store` END AS `store`, "
             f"l.`store_kind`, l.`store_server` FROM {q(findings)} AS f LEFT JOIN `_located` AS l "
-            f"ON f.`_est` = l.`_est` AND f.`entity_kind` = l.`kind` AND lower(f.`entity_name`) = l.`key`")
+            f"ON f.`_est` = l.`_est` AND f.`entity_kind` = l.`kind` AND {name_key_sql('f.`entity_name`')} = l.`key`")
 
 
 _VIEWS = itertools.count()  # temporary view names of placed_findings
