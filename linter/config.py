@@ -380,6 +380,9 @@ class Discovery:
     config: Path | None
     reason: str  # shown by --verbose
     unread: Path | None = None  # a pyproject.toml with [tool.exlint] beside the .exlint.yaml that wins
+    # files on the way up that look like a configuration with a typo in its name (.exlint.yml):
+    # never read, so their settings would be off unnoticed (config_lookalikes)
+    lookalikes: list = field(default_factory=list)
 
 
 def _is_work_tree_root(directory: Path) -> bool:
@@ -416,6 +419,23 @@ def _refuse_outside(config: Path, directory: Path) -> Path:
                       f"or name it with --config")
 
 
+# names a configuration gets by mistake: another suffix, no dot, another case (.Exlint.yaml)
+_LOOKALIKE_NAMES = {".exlint.yml", "exlint.yaml", "exlint.yml", ".exlint", ".exlintrc", ".exlintrc.yaml",
+                    ".exlintrc.yml", ".exlint.json", ".exlint.toml", "_exlint.yaml", "_exlint.yml", CONFIG_NAME}
+LOOKALIKE_NOTE = ("{path} is not read: exlint's configuration is a file named {name} (or [tool.exlint] in "
+                  "pyproject.toml); rename it to {name}, or name it with --config")
+
+
+def config_lookalikes(directory: Path) -> list[Path]:
+    """The files in ``directory`` whose names look like ``.exlint.yaml`` with a typo."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return [directory / name for name in sorted(names)
+            if name != CONFIG_NAME and name.lower() in _LOOKALIKE_NAMES and (directory / name).is_file()]
+
+
 def discover_root(start: Path, named: bool = False) -> Discovery:
     """The nearest ``.exlint.yaml`` or pyproject.toml with ``[tool.exlint]``;
     else the git work tree holding ``start``; else nothing (only the paths given).
@@ -425,18 +445,26 @@ def discover_root(start: Path, named: bool = False) -> Discovery:
     start = Path(os.path.realpath(start))  # Path.resolve raises on a link loop; discover() reports it
     if start.is_file() or not start.exists():
         start = start.parent
+    lookalikes: list[Path] = []
     for directory in _boundaries(start):
+        if not named:
+            lookalikes += config_lookalikes(directory)
         candidate = directory / CONFIG_NAME
         pyproject = directory / "pyproject.toml"
         if config_file_present(candidate):
             unread = pyproject if pyproject.is_file() and has_tool_section(pyproject) else None
-            return Discovery(directory, refuse_outside(candidate, directory), f"configuration {candidate}", unread)
+            return Discovery(directory, refuse_outside(candidate, directory), f"configuration {candidate}", unread,
+                             lookalikes)
         if configures_exlint(pyproject):
             return Discovery(directory, refuse_outside(pyproject, directory),
-                             f"configuration [tool.exlint] in {pyproject}")
+                             f"configuration [tool.exlint] in {pyproject}", lookalikes=lookalikes)
         if _is_work_tree_root(directory):
-            return Discovery(directory, None, f"no configuration; root: the git work tree {directory}")
-    return Discovery(None, None, "no configuration, no git work tree: only the paths given are loaded")
+            return Discovery(directory, None, f"no configuration; root: the git work tree {directory}",
+                             lookalikes=lookalikes)
+    # no repository found: the walk went to the top, and a look-alike far above is no one's typo
+    near = [path for path in lookalikes if path.parent == start]
+    return Discovery(None, None, "no configuration, no git work tree: only the paths given are loaded",
+                     lookalikes=near)
 
 
 def find_config(start: Path) -> Path | None:

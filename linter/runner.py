@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from linter.collector import collector_paused
-from linter.config import CONFIG_NAME, Config, Discovery, check_options, check_rule_ids, discover_root, read_config
+from linter.config import CONFIG_NAME, LOOKALIKE_NOTE, Config, Discovery, check_options, check_rule_ids, discover_root, read_config
 from linter.estate import Estate, build_estate
 from linter.findings import HIDDEN_UNREAD_NOTE, RULE_FAILED, SEVERITY_RANK, UNREAD_HIDDEN, Finding, severity_counts, \
     sort_findings
@@ -383,6 +383,9 @@ def _lint_one(options: Options, progress) -> Result:
                     reported_files, skipped=skipped, discovery=discovery)
     for other in display_paths(other_roots):
         result.notes.append(OTHER_ROOT_NOTE.format(path=other))
+    if discovery is not None and not options.config:
+        result.notes += [LOOKALIKE_NOTE.format(path=display_path(path), name=CONFIG_NAME)
+                         for path in discovery.lookalikes]
     if discovery is not None and discovery.unread is not None and discovery.config == discovery.root / CONFIG_NAME:
         result.notes.append(UNREAD_PYPROJECT_NOTE.format(path=display_path(discovery.unread)))
     result.notes.extend(lookalikes + context_notes)

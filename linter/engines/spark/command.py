@@ -322,9 +322,13 @@ def _one_configuration(groups: list[list[str]]):
     path: its include and exclude globs are relative to its own root."""
     from dataclasses import replace
 
-    from linter.config import Config, find_config, read_config
+    from linter.config import CONFIG_NAME, LOOKALIKE_NOTE, Config, discover_root, read_config
+    from linter.loading import display_path
 
-    found = [find_config(Path(paths[0])) for paths in groups]
+    discovered = [discover_root(Path(paths[0])) for paths in groups]
+    found = [discovery.config for discovery in discovered]
+    for path in sorted({path for discovery in discovered for path in discovery.lookalikes}):
+        click.echo(f"exlint: note: {LOOKALIKE_NOTE.format(path=display_path(path), name=CONFIG_NAME)}", err=True)
     configurations = [read_config(Path(path)) if path else Config() for path in found]
     first = configurations[0]
     for path, other in zip(found[1:], configurations[1:]):

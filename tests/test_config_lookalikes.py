@@ -1,0 +1,52 @@
+"""A configuration file whose name has a typo (.exlint.yml, exlint.yaml, .Exlint.yaml) is
+never read: its settings would be off unnoticed (a gate that passes). It is named in a
+note with the fix, in `check` and `estate` alike."""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from linter.cli import cli
+
+SERVER = ("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: EX10-A}\n"
+          "spec: {version: \"2010\", servicePack: 3, site: London, roles: [Mailbox]}\n")
+
+
+def repo(tmp_path, config_name: str):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / config_name).write_text("fail_on: warning\n")
+    (tmp_path / "server.yaml").write_text(SERVER)
+    return tmp_path
+
+
+@pytest.mark.parametrize("name", [".exlint.yml", "exlint.yaml", ".Exlint.yaml", ".exlintrc"])
+def test_a_misnamed_configuration_is_named_in_a_note(tmp_path, monkeypatch, name):
+    monkeypatch.chdir(repo(tmp_path, name))
+    result = CliRunner().invoke(cli, ["check", "."])
+    notes = [line for line in result.stderr.splitlines() if "is not read" in line]
+    assert notes == [f"exlint: note: {name} is not read: exlint's configuration is a file named .exlint.yaml "
+                     "(or [tool.exlint] in pyproject.toml); rename it to .exlint.yaml, or name it with --config"], \
+        result.stderr
+
+
+def test_a_look_alike_beside_the_real_configuration_is_named_too(tmp_path, monkeypatch):
+    monkeypatch.chdir(repo(tmp_path, ".exlint.yml"))
+    (tmp_path / ".exlint.yaml").write_text("{}\n")
+    assert ".exlint.yml is not read" in CliRunner().invoke(cli, ["check", "."]).stderr
+
+
+def test_no_note_for_the_configuration_itself_or_with_config_given(tmp_path, monkeypatch):
+    monkeypatch.chdir(repo(tmp_path, ".exlint.yaml"))
+    assert "is not read" not in CliRunner().invoke(cli, ["check", "."]).stderr
+    (tmp_path / "exlint.yml").write_text("{}\n")
+    given = CliRunner().invoke(cli, ["check", "--config", "exlint.yml", "."])
+    assert "is not read" not in given.stderr, given.stderr
+
+
+def test_estate_names_a_misnamed_configuration_before_spark_starts(tmp_path, monkeypatch):
+    monkeypatch.chdir(repo(tmp_path, ".exlint.yml"))
+    result = CliRunner().invoke(cli, ["estate", ".", "--select", "NOPE999"])  # refused before Spark starts
+    assert result.exit_code == 2
+    assert "exlint: note: .exlint.yml is not read" in result.stderr, result.stderr
