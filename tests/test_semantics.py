@@ -722,3 +722,21 @@ def test_names_with_a_final_sigma_match_whatever_their_case():
     assert lint(GREEK_SITE) == []
     misspelt = {"patch": {**GREEK_SITE["patch"], "Server/EX10-PAR-01": {"spec": {"site": "Αθηνα"}}}}
     assert "EXL007" in rules_of(lint(misspelt))  # (the case tells apart only what differs in case)
+
+
+# servicePack has no documented default: a 2007 hub that does not write it is not taken for RTM
+RTM_HUB = {"add": [
+    {"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX07-LON-01"},
+     "spec": {"version": "2007", "site": "London", "adminGroup": "First Administrative Group",
+              "roles": ["Mailbox", "HubTransport", "ClientAccess"]}},
+    {"apiVersion": "exlint/v1", "kind": "PublicFolderDatabase", "metadata": {"name": "PFDB-EX07"},
+     "spec": {"server": "EX07-LON-01", "hierarchy": "Public Folders", "created": "2008-02-11",
+              "emailAddress": "pfdb-ex07@contoso.com"}}],
+    "patch": {"PublicFolder//Sales": {"spec": {"replicas": ["PFDB-LON", "PFDB-PAR", "PFDB-EX07", "PFDB-EX03"]}}}}
+
+
+def test_a_service_pack_not_written_is_not_taken_for_rtm():
+    assert "RTE001" not in rules_of(lint(RTM_HUB))
+    written = {**RTM_HUB, "add": [{**RTM_HUB["add"][0], "spec": {**RTM_HUB["add"][0]["spec"], "servicePack": 0}},
+                                  RTM_HUB["add"][1]]}
+    assert "RTE001" in rules_of(lint(written))
