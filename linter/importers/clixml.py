@@ -83,6 +83,16 @@ class PSObject:
         return names
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Two deserialized values alike (objects by what they show: PSObject compares by identity)."""
+    if isinstance(a, PSObject) or isinstance(b, PSObject):
+        return isinstance(a, PSObject) and isinstance(b, PSObject) and (a is b or (
+            a.to_string == b.to_string and a.properties.keys() == b.properties.keys()
+            and all(_same(a.properties[k], b.properties[k]) for k in a.properties)
+            and a.value == b.value and a.items == b.items and a.mapping == b.mapping))
+    return type(a) is type(b) and a == b
+
+
 def unescape(text: str) -> str:
     """Undo CLIXML's ``_xHHHH_`` escapes (control characters, surrogate halves)."""
     if "_x" not in text:
@@ -150,6 +160,7 @@ class _Deserializer:
         ref = node.get("RefId")
         if ref is not None:
             self.objects[ref] = obj
+        written_in: dict[str, str] = {}  # property -> the container it came from (Props or MS)
         for child in node.children:
             tag = child.tag
             if tag == "TN":
@@ -163,9 +174,18 @@ class _Deserializer:
             elif tag in ("Props", "MS"):
                 for prop in child.children:
                     name = unescape(prop.get("N", ""))
-                    if tag == "MS" and name in obj.properties:
+                    if tag == "MS" and written_in.get(name) == "Props":
                         continue  # an adapted property wins over an extended one
-                    obj.properties[name] = self.value(prop)
+                    value = self.value(prop)
+                    if written_in.get(name) == tag and not _same(obj.properties[name], value):
+                        # PowerShell writes a property once per object: one of the two was edited in,
+                        # and which of them Exchange holds is unknown (never chosen silently)
+                        first = obj.property_nodes[name]
+                        raise self.error(prop, f"property {name} is written twice in one object (first on line "
+                                               f"{first.line}) with different values: PowerShell writes each "
+                                               "property once; keep the right one, or export the object again")
+                    written_in[name] = tag
+                    obj.properties[name] = value
                     obj.property_nodes[name] = prop
             elif tag in _COLLECTIONS:
                 obj.items = [self.value(item) for item in child.children]

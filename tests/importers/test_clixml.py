@@ -64,6 +64,21 @@ def test_dangling_ref_is_a_positioned_error():
     assert (caught.value.line, caught.value.column) == (2, 1)
 
 
+def test_a_property_written_twice_with_two_values_is_a_positioned_error():
+    # the last one won silently: an edited file named another server
+    with pytest.raises(SourceError) as caught:
+        _load('<Obj RefId="0"><TN RefId="0"><T>X.ExchangeServer</T></TN><Props>\n<S N="Name">SOLO</S>\n'
+              '<S N="Name">EVIL</S></Props></Obj>')
+    assert (caught.value.line, caught.value.column) == (3, 1)
+    assert "Name is written twice in one object (first on line 2)" in caught.value.message
+
+
+def test_a_property_written_twice_alike_or_extended_beside_adapted_is_read():
+    (obj,) = _load('<Obj RefId="0"><TN RefId="0"><T>X.ExchangeServer</T></TN><Props><S N="Name">SOLO</S>'
+                   '<S N="Name">SOLO</S></Props><MS><S N="Name">other</S></MS></Obj>')
+    assert obj.get("Name") == "SOLO"
+
+
 def test_bad_number_is_a_positioned_error():
     with pytest.raises(SourceError) as caught:
         _load('<I32>twelve</I32>')
