@@ -213,3 +213,18 @@ def test_a_document_read_whole_before_a_syntax_error_is_counted_once(tmp_path, t
     (tmp_path / "one.yaml").write_text(text)
     _, report = run_json("--select", "EXL", tmp_path / "one.yaml")
     assert [f["rule"] for f in report["findings"]] == ["EXL001"], report["findings"]
+
+
+def test_a_value_under_a_duplicated_key_is_placed_in_the_value_in_force(tmp_path):
+    # YAML keeps the last `replicas`; REP005 pointed into the first list (line 6), which has no such store
+    import shutil
+
+    shutil.copytree(Path(__file__).parent.parent / "samples" / "estate", tmp_path / "estate")
+    folder = tmp_path / "estate" / "folders" / "twice.yaml"
+    folder.write_text(
+        "apiVersion: exlint/v1\nkind: PublicFolder\nmetadata: {name: /H1}\nspec:\n  hierarchy: Engineering Archive\n"
+        "  replicas: [ENGARCH-EX03-LON-01, ENGARCH-EX03-LON-01]\n"
+        "  replicas: [ENGARCH-EX03-PAR-01, ENGARCH-EX03-PAR-01, ENGARCH-EX03-LON-01]\n")
+    _, report = run_json("--select", "REP005,EXL002", folder)
+    placed = {(f["rule"], f["line"], f["column"]) for f in report["findings"]}
+    assert placed == {("EXL002", 7, 3), ("REP005", 7, 35)}, report["findings"]

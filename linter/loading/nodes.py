@@ -205,15 +205,23 @@ def _build(node: Node, path: Path, dotted: str, depth: int, off: int, out: Const
         _check_tag(key_node, off)
         key = key_node.value
         kpos = _pos(key_node, off)
+        child = f"{dotted}.{key}" if dotted else key
         if key in first_seen:
             out.duplicates.append(DuplicateKey(path, key, kpos[0], kpos[1], first_seen[key]))
+            # YAML keeps the last value: the first one's positions inside it go with it
+            _forget_below(out, child)
         first_seen.setdefault(key, kpos[0])
-        child = f"{dotted}.{key}" if dotted else key
         at = alias_at or (merged_at if id(key_node) not in own else None)
         out.marks.pop(child, None)
         out.key_marks[child] = at or kpos
         result[key] = _build(value_node, path + (key,), child, depth + 1, off, out, kpos, at)
     return result
+
+
+def _forget_below(out: Constructed, dotted: str) -> None:
+    for marks in (out.marks, out.key_marks):
+        for name in [n for n in marks if n.startswith((dotted + ".", dotted + "["))]:
+            del marks[name]
 
 
 def _merged_pairs(node: MappingNode, off: int):
