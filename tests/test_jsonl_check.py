@@ -61,3 +61,32 @@ def test_the_json_decoders_terse_messages_say_what_to_do(tmp_path):
         document, findings = json_document(text, "x.jsonl", 0, 3)
         assert document is None and len(findings) == 1
         assert findings[0].line == 3 and expected in findings[0].message, findings[0].message
+
+
+def utf16_inventory(tmp_path, codec: str = "utf-16") -> Path:
+    # what Windows PowerShell 5.1's Out-File writes: UTF-16 with a byte-order mark, CRLF
+    path = tmp_path / "inventory.jsonl"
+    bad = '{"apiVersion": "exlint/v1", "kind": "Server", "metadata": {"name": "EX-Ω"}, "spec": {"version": 5}}'
+    path.write_bytes((GOOD + "\r\n" + bad + "\r\n" + GOOD + "\r\n").encode(codec))
+    if codec != "utf-16":
+        path.write_bytes((b"\xff\xfe" if codec == "utf-16-le" else b"\xfe\xff") + path.read_bytes())
+    return path
+
+
+def test_a_utf16_json_lines_file_is_read_as_its_utf8_twin(tmp_path):
+    # it was one "invalid UTF-8" or "NUL byte" error per line
+    for codec in ("utf-16-le", "utf-16-be"):
+        twin = tmp_path / codec / "twin.jsonl"
+        twin.parent.mkdir()
+        inventory = utf16_inventory(twin.parent, codec)
+        twin.write_bytes(inventory.read_bytes().decode("utf-16").encode())
+        placed = [(f["rule"], f["line"], f["column"], f["message"]) for f in _check(inventory)]
+        assert placed == [(f["rule"], f["line"], f["column"], f["message"]) for f in _check(twin)]
+        assert {rule for rule, *_ in placed} >= {"EXL003", "EXL006"} and "EXL001" not in {r for r, *_ in placed}
+
+
+def test_a_file_with_a_utf16_mark_that_is_not_utf16_is_one_finding(tmp_path):
+    path = tmp_path / "inventory.jsonl"
+    path.write_bytes(b"\xff\xfe" + GOOD.encode("utf-16-le") + b"\x00")  # an odd byte at the end
+    [finding] = _check(path)
+    assert finding["rule"] == "EXL001" and finding["line"] == 1 and "invalid UTF-16" in finding["message"]

@@ -172,6 +172,28 @@ def json_document(text: str, display: str, index: int, line: int):
                     wide_ints=bool(found & WIDE)), findings
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")  # what Windows PowerShell 5.1's Out-File writes first
+
+
+def is_utf16(head: bytes) -> bool:
+    """A JSON Lines file in UTF-16 (its byte-order mark first): its lines are not split at
+    a b"\n" byte, so it is read whole and re-encoded (as_utf8)."""
+    return head.startswith(UTF16_BOMS)
+
+
+def as_utf8(data: bytes) -> tuple[bytes, str | None]:
+    """A UTF-16 file's bytes (BOM first) as UTF-8, or (b"", the error) when they are not UTF-16."""
+    try:
+        return data.decode("utf-16").encode("utf-8", "surrogatepass"), None
+    except UnicodeError as exc:
+        return b"", (f"invalid UTF-16 (the file starts with a UTF-16 byte-order mark; {exc.reason} at byte "
+                     f"{exc.start}): save it as UTF-8")
+
+
+def utf16_failure(display: str, error: str) -> Finding:
+    return Finding("EXL001", "error", error, display, 1, 1)
+
+
 def line_item(number: int, raw: bytes):
     """(line number, JSON text or None, error or None) of one line; None for a blank line."""
     if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -199,6 +221,11 @@ def load_jsonl(data: bytes, display: str) -> LoadedFile:
     """A LoadedFile of a JSON Lines file's bytes: a document per line, and an EXL001
     finding at its line for a line that is not one (blank lines are skipped)."""
     loaded = LoadedFile(display, None)
+    if is_utf16(data):
+        data, error = as_utf8(data)
+        if error is not None:
+            loaded.findings.append(utf16_failure(display, error))
+            return loaded
     for number, raw in enumerate(data.split(b"\n"), start=1):
         item = line_item(number, raw)
         if item is None:

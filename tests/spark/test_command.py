@@ -323,3 +323,17 @@ def test_estate_names_documents_it_did_not_lint_when_their_finding_is_hidden(spa
     assert "broken.yaml:" in notes[0] and "EXL001 is hidden by" in notes[0] and "(1 more such document(s))" in notes[0]
     shown = CliRunner().invoke(cli, ["estate", ".", "--quiet"])
     assert "EXL001" in shown.stdout and "is not linted" not in shown.stderr
+
+
+def test_estate_reads_a_utf16_json_lines_file_as_check_does(spark, tmp_path, monkeypatch):
+    # one task reads such a file whole (its lines do not end at a b"\n" byte), as check reads it
+    from test_jsonl_check import utf16_inventory
+
+    inventory = utf16_inventory(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    estate = runner.invoke(cli, ["estate", inventory.name, "--format", "json", "--quiet"])
+    check = runner.invoke(cli, ["check", inventory.name, "--format", "json"])
+    got, expected = json.loads(estate.stdout)["findings"], json.loads(check.stdout)["findings"]
+    assert expected and "EXL001" not in {f["rule"] for f in expected}
+    assert sorted(map(json.dumps, got)) == sorted(map(json.dumps, expected))

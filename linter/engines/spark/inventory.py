@@ -26,7 +26,7 @@ from linter.engines.spark import records as rows
 from linter.findings import Finding
 from linter.loading import JSONL_SUFFIXES, Document, InputError, RefusedPath, broken_link, checked, discover, \
     foreign_inventory, is_inventory_name, load_file, walk_files
-from linter.loading.jsonl import line_document, line_item
+from linter.loading.jsonl import as_utf8, is_utf16, line_document, line_item, utf16_failure
 from linter.loading.scope import is_own_file
 from linter.estate import is_unnamed_organization
 from linter.model.records import build_records, document_name
@@ -272,6 +272,10 @@ def _jsonl_rows(emit: Emitter, task) -> list:
     with open(path, "rb") as handle:
         handle.seek(start)
         data = handle.read(end - start)
+    if start == 0 and is_utf16(data):  # (jsonl_tasks gives such a file one task, the whole of it)
+        data, error = as_utf8(data)
+        if error is not None:
+            return [emit.finding(utf16_failure(display, error), est), emit.stats(est, 1, 0, 1, 0)]
     for offset, raw in enumerate(data.split(b"\n")):
         item = line_item(first_line + offset, raw)
         if item is not None:
@@ -310,10 +314,12 @@ def jsonl_tasks(inputs: list[InputFile], chunk: int = CHUNK_BYTES) -> list[tuple
             raise InputError(f"{item.display}: cannot read: {exc.strerror or exc}") from None
         start, line = 0, 1
         with handle:
+            # a UTF-16 file's lines end in b"\n\x00" (or b"\x00\n"): one task reads it whole
+            span = max(chunk, size) if is_utf16(handle.read(2)) else chunk
             while start < size:
                 handle.seek(start)
-                block = handle.read(chunk)
-                if len(block) == chunk:
+                block = handle.read(span)
+                if len(block) == span:
                     block += handle.readline()
                 tasks.append((item.estate, item.path, item.display, start, start + len(block), line))
                 line += block.count(b"\n")
