@@ -105,9 +105,10 @@ def _matches(relative: str, patterns: list[str]) -> bool:
 
 
 def filter_files(files: list[Path], root: Path | None, config: Config, keep: set[str] = frozenset(),
-            real: dict[str, str] | None = None) -> list[Path]:
+            real: dict[str, str] | None = None, included: set | None = None) -> list[Path]:
     """``files`` the configuration's include and exclude globs let through; a
-    file whose real path is in ``keep`` (named on the command line) always is."""
+    file whose real path is in ``keep`` (named on the command line) always is.
+    ``included``: filled with the include patterns that matched a file."""
     if not (config.include or config.exclude):
         return files
     base = os.path.realpath(root or (config.path.parent if config.path else Path.cwd()))
@@ -121,8 +122,12 @@ def filter_files(files: list[Path], root: Path | None, config: Config, keep: set
             relative = Path(os.path.realpath(path)).relative_to(base).as_posix()
         except ValueError:
             relative = path.as_posix()
-        if config.include and not _matches(relative, config.include):
-            continue
+        if config.include:
+            hit = next((pattern for pattern in config.include if _matches(relative, [pattern])), None)
+            if hit is None:
+                continue
+            if included is not None:
+                included.add(hit)
         if config.exclude and _matches(relative, config.exclude):
             continue
         kept.append(path)
@@ -168,6 +173,8 @@ NO_ROOT_NOTE = ("no config repo root above {path} (no .exlint.yaml, no [tool.exl
                 "add .exlint.yaml at the repo root or pass --root DIR")
 
 
+UNMATCHED_INCLUDE_NOTE = ("include pattern {pattern!r} ({where}) matches no file of the repository, so nothing is "
+                          "linted through it: check its spelling (patterns are relative to the root, {root})")
 UNREAD_PYPROJECT_NOTE = ("{path}: its [tool.exlint] is not read: .exlint.yaml beside it is the configuration "
                          "(it wins); move the settings into one of them")
 OTHER_ROOT_NOTE = ("{path} not linted: it is a config repo of its own (.exlint.yaml, [tool.exlint] or a git "
@@ -305,11 +312,18 @@ def _lint_one(options: Options, progress) -> Result:
         from linter.changes import Staged
 
         staged = Staged(root)
+    unmatched: list[str] = []  # include patterns no file of the repository matches: a typo, said in a note
     if root is not None and not (options.hook and not requested and not staged.deleted):
         context_real: dict[str, str] = {}
-        context = [p for p in filter_files(discover([root], other_roots=[], real=context_real), root, config,
-                                      real=context_real)
+        included: set[str] = set()
+        repository_inventories: list[str] = []
+        context = [p for p in filter_files(discover([root], other_roots=[], real=context_real,
+                                                    inventories=repository_inventories), root, config,
+                                      real=context_real, included=included)
                    if context_real[os.fspath(p)] not in requested_real]
+        if config.include:
+            filter_files([Path(p) for p in repository_inventories], root, config, included=included)
+            unmatched = [pattern for pattern in config.include if pattern not in included]
     progress.stage("load", total=len(requested) + len(context), unit="files")
     loaded, skipped, lookalikes = [], [], []
     foreign = [p for p in inventories if foreign_inventory(p)]  # another tool's JSON Lines: skipped, as estate skips it
@@ -389,6 +403,9 @@ def _lint_one(options: Options, progress) -> Result:
     if discovery is not None and discovery.unread is not None and discovery.config == discovery.root / CONFIG_NAME:
         result.notes.append(UNREAD_PYPROJECT_NOTE.format(path=display_path(discovery.unread)))
     result.notes.extend(lookalikes + context_notes)
+    result.notes += [UNMATCHED_INCLUDE_NOTE.format(pattern=pattern, where=config.where("include", index),
+                                                   root=display_path(root) if root else ".")
+                     for index, pattern in enumerate(config.include) if pattern in unmatched]
     for finding, by in hidden:
         where = ":".join(str(part) for part in (finding.file, finding.line, finding.column) if part is not None)
         result.notes.append(HIDDEN_UNREAD_NOTE.format(where=where, rule=finding.rule, by=by,

@@ -50,3 +50,14 @@ def test_estate_names_a_misnamed_configuration_before_spark_starts(tmp_path, mon
     result = CliRunner().invoke(cli, ["estate", ".", "--select", "NOPE999"])  # refused before Spark starts
     assert result.exit_code == 2
     assert "exlint: note: .exlint.yml is not read" in result.stderr, result.stderr
+
+
+def test_an_include_pattern_that_matches_no_file_is_named_in_a_note(tmp_path, monkeypatch):
+    # `store/**` for `stores/**`: the stores were left out, unnoticed
+    monkeypatch.chdir(repo(tmp_path, ".exlint.yaml"))
+    (tmp_path / ".exlint.yaml").write_text('include: ["server.yaml", "store/**"]\n')
+    result = CliRunner().invoke(cli, ["check", "."])
+    notes = [line for line in result.stderr.splitlines() if "matches no file" in line]
+    assert len(notes) == 1 and "'store/**'" in notes[0] and ".exlint.yaml:1:26" in notes[0], result.stderr
+    (tmp_path / ".exlint.yaml").write_text('include: ["server.yaml"]\n')
+    assert "matches no file" not in CliRunner().invoke(cli, ["check", "."]).stderr
