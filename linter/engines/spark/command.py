@@ -157,6 +157,9 @@ def _interrupted(state: dict) -> None:
     _end_progress(state)
     if state.get("started_spark", True):
         _stop_spark(keep_classes=False)
+    from linter.engines.spark.output import remove_abandoned
+
+    remove_abandoned()  # what tasks wrote into a staging folder after the write gave up on it
     click.echo("exlint: interrupted: Spark stopped, nothing written", err=True)
     sys.exit(130)
 
@@ -186,6 +189,9 @@ def _stop_spark(timeout: float = 20.0, keep_classes: bool = True, quiet: bool = 
         stopper.join(limit)
 
     driver_jvm.end(jvm_process(), stop_context, timeout, keep_classes, quiet)
+    from linter.engines.spark.output import remove_abandoned
+
+    remove_abandoned()  # Spark is stopped: no task writes into a given-up staging folder any more
 
 
 def _estate(inventory, master, remote, confs, input_format, output_dir, output_format, fmt, report, compare,

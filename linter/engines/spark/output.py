@@ -95,6 +95,17 @@ def _written_by_exlint(directory: Path, name: str) -> bool:
         return False
 
 
+# staging folders of writes that failed or were interrupted: Spark's tasks may still write
+# into one after the driver gave up on it (Ctrl-C cancels the job, its tasks end later), so
+# whoever stops Spark removes them again once it has (command._interrupted)
+ABANDONED: list = []
+
+
+def remove_abandoned() -> None:
+    while ABANDONED:
+        shutil.rmtree(ABANDONED.pop(), ignore_errors=True)
+
+
 def write_findings(findings, target: str, fmt: str, inputs=()) -> None:
     """Findings partitioned by rule (``rule=ID/`` directories)."""
     from linter import __version__
@@ -120,4 +131,5 @@ def write_findings(findings, target: str, fmt: str, inputs=()) -> None:
             shutil.rmtree(previous, ignore_errors=True)
     except BaseException:  # Ctrl-C too: no partial output
         shutil.rmtree(staging, ignore_errors=True)
+        ABANDONED.append(staging)
         raise
