@@ -103,6 +103,11 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None,
         absolute = os.path.realpath(path)
         if absolute not in seen:
             seen.add(absolute)
+            if kind == "yaml":  # as check: a file it may not read is an I/O error (exit 2), not a finding
+                try:
+                    os.close(os.open(absolute, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)))
+                except OSError as exc:
+                    raise InputError(f"{display_path(path)}: cannot read: {exc.strerror or exc}") from None
             found.append(InputFile(absolute, display_path(path), kind, estate, walked))
 
     for raw in paths:
