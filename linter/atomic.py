@@ -144,11 +144,9 @@ def atomic_write(path: str, data: bytes, expected: bytes | None = None, create: 
     the repository points to is edited; links leaving the repository are never
     loaded (linter.loading).
     """
-    if create and (follow or special):
+    if create and special:  # a stream or a FIFO is written into; stage() takes every other path
         resolved = resolve_target(path)
         if resolved.kind != "file":
-            if not special:
-                raise OSError(errno.EINVAL, "it is not a regular file", path)
             _write_into(resolved, data)
             return
     staged = stage(path, data, create, follow, expected)

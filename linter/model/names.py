@@ -4,7 +4,7 @@
 capital sigma to the final form (``ΟΔΟΣ`` -> ``οδος``) while a typed small sigma
 stays ``σ`` (``οδοσ``), so two spellings Exchange treats as one name would be two
 keys. The key is the lower-cased text with the final sigma folded to ``σ``, which
-Spark SQL states as ``translate(lower(x), 'ς', 'σ')`` (NAME_KEY_SQL) for the few
+Spark SQL states as ``translate(lower(x), 'ς', 'σ')`` (name_key_sql) for the few
 places the Spark engine lower-cases a name itself. (Full case folding would also
 make ``ß`` equal ``ss``, which Active Directory does not, and Spark has no
 ``casefold``.) Fingerprints keep plain ``lower``: baselines written before stay valid.

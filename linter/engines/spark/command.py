@@ -156,10 +156,11 @@ def _interrupted(state: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not interrupt the clean-up
     _end_progress(state)
     if state.get("started_spark", True):
-        _stop_spark(keep_classes=False)
-    from linter.engines.spark.output import remove_abandoned
+        _stop_spark(keep_classes=False)  # (it removes what tasks wrote into an abandoned --output staging)
+    else:  # the user's own Spark runs on: its cancelled tasks have ended by now or never will
+        from linter.engines.spark.output import remove_abandoned
 
-    remove_abandoned()  # what tasks wrote into a staging folder after the write gave up on it
+        remove_abandoned()
     click.echo("exlint: interrupted: Spark stopped, nothing written", err=True)
     sys.exit(130)
 
