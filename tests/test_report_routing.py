@@ -146,3 +146,26 @@ def test_output_dash_is_refused_not_written_as_a_file_named_dash(estate, args):
     assert result.exit_code == 2, result.output
     assert f"{args[1]} -:" in result.stderr and result.stdout == ""
     assert not (estate / "-").exists()
+
+
+@pytest.mark.parametrize("name, fix", [("out.json", "--format json > "), ("out.sarif", "--format sarif > "),
+                                       ("out.xml", "--format junit > "), ("r.html", "--report ")])
+def test_estate_output_named_as_a_report_file_is_refused_not_made_a_parquet_folder(estate, name, fix):
+    # estate's --output is a folder of findings: `--output out.json --format json` used to make
+    # a Parquet folder named out.json, where the user meant check's --output FILE
+    result = invoke("estate", ".", "--format", "json", "--output", name)
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert line.startswith(f"exlint: error: {name}: names ") and f"{fix}{name}" in line and "findings/" in line, line
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+    assert not (estate / name).exists()
+
+
+def test_estate_output_folder_with_a_spark_style_suffix_is_still_a_folder(tmp_path):
+    from linter.engines.spark.output import check_target
+
+    for name in ("findings", "findings.parquet", "findings.jsonl"):
+        assert check_target(str(tmp_path / name)) == (tmp_path / name).resolve()
+    earlier = tmp_path / "old.json"  # an earlier output folder of that name stays replaceable
+    earlier.mkdir()
+    assert check_target(str(earlier)) == earlier.resolve()

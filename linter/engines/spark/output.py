@@ -14,6 +14,8 @@ import shutil
 import uuid
 from pathlib import Path
 
+from linter.reports.routing import EXTENSIONS, extension_of
+
 FORMATS = ("parquet", "jsonl")
 # Spark and exlint's --compare skip files whose names start with "_" when reading findings back
 MARKER = "_EXLINT_FINDINGS"
@@ -53,6 +55,14 @@ def check_target(target: str, inputs=()) -> Path:
                           "(--format picks how they are printed), or give a new directory such as findings/")
     destination = Path(target).resolve()
     parent = destination.parent
+    report_file = extension_of(target)
+    if report_file and not destination.is_dir():  # `--output out.json` would make a Parquet folder named out.json
+        kind = "an HTML report" if report_file in (".html", ".htm") else "a report file"
+        fix = ("--report " + target if kind == "an HTML report"
+               else f"redirect standard output (--format {EXTENSIONS[report_file][0]} > {target})")
+        raise OutputError(f"{target}: names {kind} ({report_file}), but estate's --output is a folder of findings "
+                          f"(Parquet, or JSON Lines with --output-format jsonl); for the file, {fix}; for the "
+                          f"folder, give a name without {report_file}, such as findings/")
     if _within(Path.cwd().resolve(), destination):
         raise OutputError(f"{target}: is the current directory or holds it; give a new directory for the findings, "
                           f"such as findings/")
