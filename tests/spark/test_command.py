@@ -142,6 +142,30 @@ def test_estate_prints_check_s_sarif_junit_and_github_reports(spark, defective_e
                                  if c.find("failure") is not None}
 
 
+def test_estate_sarif_from_outside_the_repo_is_relative_to_the_config_root_as_check(spark, defective_estate,
+                                                                                  tmp_path, monkeypatch):
+    # %SRCROOT% was the current directory for estate, the config repo for check: run from
+    # elsewhere, estate's URIs were ../../repo/inventory/00.yaml where check's were inventory/00.yaml
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(defective_estate, repo / "inventory")
+    (repo / ".exlint.yaml").write_text("fail_on: error\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    runner = CliRunner()
+    estate = runner.invoke(cli, ["estate", str(repo / "inventory"), "--format", "sarif", "--quiet"])
+    check = runner.invoke(cli, ["check", str(repo / "inventory"), "--format", "sarif"])
+    assert (estate.exit_code, check.exit_code) == (1, 1), estate.output
+    base = json.loads(estate.stdout)["runs"][0]["originalUriBaseIds"]
+    assert base == json.loads(check.output)["runs"][0]["originalUriBaseIds"]
+    assert base["%SRCROOT%"]["uri"] == repo.resolve().as_uri() + "/"
+    results = _sarif_results(estate.stdout)
+    assert results and results == _sarif_results(check.output)
+    assert {uri.split("/")[0] for _, _, _, uri, *_ in results if uri} == {"inventory"}
+
+
 def test_estate_fail_on_never_and_select(spark, defective_estate, monkeypatch):
     monkeypatch.chdir(defective_estate)
     done = CliRunner().invoke(cli, ["estate", ".", "--select", "HIE004", "--fail-on", "never", "--quiet"])

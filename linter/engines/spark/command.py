@@ -298,7 +298,7 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
         if fmt == "summary":
             click.echo(_summary_table(summary))
         elif fmt in REPORT_FORMATS:
-            _print_report(findings, fmt, summary, rules, threshold)
+            _print_report(findings, fmt, summary, rules, threshold, _report_root(groups))
         else:
             _print_findings(findings, fmt, summary)
         hidden, first = run.hidden_unread(configuration, split_rule_ids(select), split_rule_ids(ignore))
@@ -510,14 +510,26 @@ class _ReportedRun:
         return severity_counts(self.findings)
 
 
-def _print_report(findings, fmt: str, summary: dict, rules: dict, threshold: str) -> None:
+def _report_root(groups: list[list[str]]) -> str | None:
+    """Where SARIF's ``%SRCROOT%`` points, as check finds it: the config repo (the nearest
+    .exlint.yaml, [tool.exlint] or git work tree) of the inventory, the folder holding all of
+    them for several; None (the renderer's own fallback) when a path lies in no repository."""
+    from linter.config import discover_root
+
+    roots = [discover_root(Path(paths[0]), named=True).root for paths in groups]
+    if not roots or any(root is None for root in roots):
+        return None
+    return os.path.commonpath([str(root) for root in roots])
+
+
+def _print_report(findings, fmt: str, summary: dict, rules: dict, threshold: str, root: str | None = None) -> None:
     """``--format sarif|junit|github``: check's renderer over the estate's findings. Each is
     one document, so the findings are collected first (``text`` and ``json`` stream)."""
     from linter.reports import renderer
     from linter.textsafe import valid_unicode
 
     collected = list(_finding_objects(findings, sum(summary["severity"].values())))
-    click.echo(valid_unicode(renderer(fmt)(_ReportedRun(collected, rules, threshold))), nl=False)
+    click.echo(valid_unicode(renderer(fmt)(_ReportedRun(collected, rules, threshold, root=root))), nl=False)
 
 
 def _check_report_path(path: str, inventory) -> None:
