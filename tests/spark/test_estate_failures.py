@@ -47,6 +47,13 @@ INVENTORY = REPO / "samples" / "inventory" / "estate.jsonl"
     ("Py4JJavaError: An error occurred while calling o45.collectToPython.\n: org.apache.spark.SparkException: "
      "[INTERNAL_ERROR] The plan cannot be executed\n\tat org.apache.spark.SparkException$.internalError",
      "The plan cannot be executed"),
+    # a --conf value refused inside the job (spark-submit's session builds its SQL state late)
+    ("IllegalArgumentException: Error while instantiating 'org.apache.spark.sql.internal.SessionStateBuilder':\n\n"
+     "JVM stacktrace:\njava.lang.IllegalArgumentException: Error while instantiating\nCaused by: org.apache.spark."
+     "SparkIllegalArgumentException: [INVALID_CONF_VALUE.TYPE_MISMATCH] The value 'abc' in the config \"spark.sql."
+     "shuffle.partitions\" is invalid. It should be a/an 'int' value. SQLSTATE: 22022\n\t... 22 more",
+     "Spark refused a setting: The value 'abc' in the config \"spark.sql.shuffle.partitions\" is invalid. It should "
+     "be a/an 'int' value: fix that --conf value or drop it"),
 ])
 def test_a_spark_failure_is_one_line_naming_cause_and_fix(text, expected):
     line = describe(RuntimeError(text))
@@ -286,6 +293,25 @@ def test_a_jvm_that_cannot_start_names_its_own_cause(tmp_path):
     assert "JAVA_GATEWAY_EXITED" not in done.stderr
     assert str(tmp_path / "cache") in done.stderr
     assert list(scratch.iterdir()) == []  # its scratch directory was left behind
+
+
+@pytest.mark.parametrize("conf, said", [
+    ("spark.sql.shuffle.partitions=abc", "The value 'abc' in the config \"spark.sql.shuffle.partitions\" is invalid"),
+    ("spark.sql.ansi.enabled=maybe", "The value 'maybe' in the config \"spark.sql.ansi.enabled\" is invalid"),
+])
+def test_a_conf_value_spark_refuses_is_named_before_the_job(tmp_path, conf, said):
+    # it was "Spark failed: IllegalArgumentException: Error while instantiating
+    # 'org.apache.spark.sql.internal.SessionStateBuilder'" from the job's first query, the cause only in the log
+    done = _estate_refused(tmp_path, INVENTORY, "--conf", conf, "-q")
+    assert done.stderr.startswith(f"exlint: error: cannot start Spark: {said}"), done.stderr  # at the start, named
+    assert "fix that --conf value or drop it" in done.stderr and "SessionStateBuilder" not in done.stderr
+
+
+def test_a_master_url_spark_cannot_use_is_told_to_check_master(tmp_path):
+    done = _estate_refused(tmp_path, INVENTORY, "--master", "bogus://x", "-q")
+    assert "Master must either be yarn or start with spark, k8s, or local" in done.stderr, done.stderr
+    assert done.stderr.rstrip().endswith("check --master (local[*], spark://HOST:7077, yarn or k8s://https://HOST:PORT)")
+    assert "JAVA_HOME" not in done.stderr
 
 
 @pytest.mark.slow

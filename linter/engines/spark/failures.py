@@ -109,6 +109,8 @@ _CAUSES: list[tuple[re.Pattern, str, str]] = [
                 r"Cannot call methods on a stopped SparkContext|Py4JNetworkError|"
                 r"SparkContext has been shutdown"),
      DRIVER_CAUSE, DRIVER_HINT),
+    (re.compile(r"\[INVALID_CONF_VALUE[.\w]*\] ([^\n]*?)\.?(?: SQLSTATE: \w+)?$", re.MULTILINE),
+     "Spark refused a setting: {0}", "fix that --conf value or drop it"),
     (re.compile(r"Initial job has not accepted any resources|All masters are unresponsive|"
                 r"Master removed our application"),
      "the Spark cluster gave the job no executors", "check that the master has live workers with free cores "
@@ -116,7 +118,8 @@ _CAUSES: list[tuple[re.Pattern, str, str]] = [
 ]
 
 
-def _text(exc: BaseException) -> str:
+def exception_text(exc: BaseException) -> str:
+    """The failure's whole chain as text: each exception, and what Java said of it."""
     parts = []
     seen = set()
     while exc is not None and id(exc) not in seen:
@@ -161,7 +164,7 @@ def describe(exc: BaseException) -> str:
     if is_spark_failure(exc) and jvm_exited():
         # Py4J's own words for a call the dead JVM never answered name only the call
         return _driver_stopped()
-    text = _text(exc)
+    text = exception_text(exc)
     for pattern, cause, hint in _CAUSES:
         match = pattern.search(text)
         if match and cause == DRIVER_CAUSE:
@@ -186,5 +189,5 @@ def is_infrastructure(exc: BaseException) -> bool:
     cannot start), which no rule causes and no rule can be blamed for."""
     from linter.engines.spark.session import jvm_exited
 
-    text = _text(exc)
+    text = exception_text(exc)
     return jvm_exited() or any(pattern.search(text) for pattern, _, _ in _CAUSES)

@@ -252,7 +252,20 @@ def build_session(options: SessionOptions):
             cause = f"{_first_line(exc)}; check --master and the --conf values{details}"
         raise SessionError(f"cannot start Spark (master {master}): {cause}") from None
     session.sparkContext.setLogLevel("WARN")
+    _check_sql_conf(session)
     return session
+
+
+def _check_sql_conf(session) -> None:
+    """Build the session's SQL state now: a --conf value it cannot take (`spark.sql.shuffle.
+    partitions=abc`) then fails here, named, not as "Error while instantiating
+    'SessionStateBuilder'" from the first query of the job."""
+    try:
+        session._jsparkSession.sessionState()
+    except Exception as exc:  # noqa: BLE001 - only a refused value is the user's; the rest fails later as it would
+        refused = bad_conf_value(exc)
+        if refused is not None:
+            raise SessionError(f"cannot start Spark: {refused}") from None
 
 
 # what the user may already have told the JVM to do when its heap runs out (a heap dump
@@ -410,8 +423,10 @@ def _apply_runtime_conf(session, conf: dict, keep_user: dict) -> None:
             continue
         try:
             session.conf.set(key, value)
-        except Exception:  # static configuration: cannot be changed on a running session
-            pass
+        except Exception as exc:  # static configuration: cannot be changed on a running session
+            refused = bad_conf_value(exc)
+            if refused is not None:  # a value Spark cannot take is a typo, never silently dropped
+                raise SessionError(f"--conf {key}={value}: {refused}") from None
 
 
 # For inventories below SMALL_RECORDS records, compiling generated code costs
@@ -572,7 +587,24 @@ def _jvm_said(log: Path | None, start: int) -> str | None:
             break
     if cause is None:
         return None
-    return f"the Java VM did not start: {cause[:300]} (the JVM's log: {log}); check --conf spark.driver.* and JAVA_HOME"
+    check = ("--master (local[*], spark://HOST:7077, yarn or k8s://https://HOST:PORT)" if _MASTER_REFUSED.search(cause)
+             else "--conf spark.driver.* and JAVA_HOME")
+    return f"the Java VM did not start: {cause[:300]} (the JVM's log: {log}); check {check}"
+
+
+# what SparkContext says of a --master it cannot use (`bogus://x`, `spark://` without a host)
+_MASTER_REFUSED = re.compile(r"Master must |Could not parse Master URL|Invalid master URL", re.IGNORECASE)
+# what Spark says of a --conf value it cannot take (a word for a number, an unknown choice)
+_BAD_CONF_VALUE = re.compile(r"\[INVALID_CONF_VALUE[.\w]*\] ([^\n]*?)\.?(?: SQLSTATE: \w+)?$", re.MULTILINE)
+
+
+def bad_conf_value(exc: BaseException) -> str | None:
+    """Spark's words for a --conf value it refused, found anywhere in the failure's chain
+    (the session state's builder wraps it in "Error while instantiating ..."); else None."""
+    from linter.engines.spark.failures import exception_text
+
+    match = _BAD_CONF_VALUE.search(exception_text(exc))
+    return f"{match.group(1)}; fix that --conf value or drop it" if match else None
 
 
 def _first_line(exc: BaseException) -> str:
