@@ -87,3 +87,59 @@ def test_spark_connect_gives_the_local_findings(spark, connect_server):
                             timeout=1500)
     assert remote.returncode in (0, 1), remote.stderr[-3000:]
     assert _findings(remote.stdout) == _findings(local.stdout) and _findings(local.stdout)
+    # a --conf value the server refuses is named, not dropped as a static setting
+    refused = subprocess.run([sys.executable, "-m", "linter", "estate", str(INVENTORY), "--quiet", "--remote",
+                              connect_server, "--conf", "spark.sql.shuffle.partitions=abc"], cwd=REPO,
+                             capture_output=True, text=True, timeout=600)
+    assert refused.returncode == 2, refused.stderr[-3000:]
+    assert len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "spark.sql.shuffle.partitions=abc" in refused.stderr and "fix that --conf value" in refused.stderr
+
+
+def test_nothing_listening_at_the_remote_is_refused_at_once(tmp_path):
+    # Spark Connect itself retries for at least 10 minutes, printing only a UserWarning
+    url = f"sc://127.0.0.1:{_free_port()}"
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "linter", "estate", str(INVENTORY), "--remote", url], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.strip() == (f"exlint: error: cannot reach Spark Connect at {url}: connection refused; check "
+                                   "--remote (sc://HOST:15002) and that a Spark Connect server runs there")
+    assert time.monotonic() - started < 60
+
+
+def test_a_port_that_is_not_spark_connect_fails_in_seconds_with_one_line(tmp_path):
+    # it accepts the connection and never answers: the first call's retries are bounded,
+    # and the client's exit hook does not retry again for 10 minutes
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    accepted = []
+    threading.Thread(target=lambda: [accepted.append(listener.accept()) for _ in range(8)], daemon=True).start()
+    url = f"sc://127.0.0.1:{listener.getsockname()[1]}/;user_id=exlint"
+    try:
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "linter", "estate", str(INVENTORY), "--remote", url, "-q"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        elapsed = time.monotonic() - started
+    finally:
+        listener.close()
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"exlint: error: cannot connect to Spark Connect at {url}: "), lines
+    assert "RETRIES_EXCEEDED" not in done.stderr and "_InactiveRpcError" not in done.stderr
+    assert elapsed < 120, elapsed
+
+
+
+@pytest.mark.parametrize("url, address", [
+    ("sc://host", ("host", 15002)), ("sc://host:15003/;user_id=a;token=b", ("host", 15003)),
+    ("sc://[::1]:15002", ("::1", 15002)), ("sc://host;token=b", ("host", 15002)),
+    ("sc://:15002", None), ("sc://host:port", None), ("spark://host:7077", None),
+])
+def test_the_probe_reads_host_and_port_as_spark_connect_does(url, address):
+    from linter.engines.spark.session import _connect_address
+
+    assert _connect_address(url) == address

@@ -18,7 +18,7 @@ from pathlib import Path
 
 INSTALL_HINT = "PySpark is not installed: install the Spark extra with  pip install 'exlint[spark]'"
 CONNECT_HINT = ("Spark Connect (--remote) needs PySpark's connect extras: "
-                "pip install 'exlint[spark]' 'pyspark[connect]'")
+                "pip install 'exlint[connect]'")
 JAVA_HINT = "install Java 17 (for example: apt-get install openjdk-17-jre-headless) and set JAVA_HOME"
 
 # Defaults the engine sets unless the user gives them with --conf.
@@ -408,13 +408,104 @@ def _connect_session(options: SessionOptions, conf: dict):
         raise SessionError(CONNECT_HINT) from None
     from pyspark.sql import SparkSession
 
+    unreachable = _unreachable_connect(options.remote)
+    if unreachable:
+        raise SessionError(f"cannot reach Spark Connect at {options.remote}: {unreachable}; {CONNECT_CHECK}")
+    session = None
     try:
         session = SparkSession.builder.remote(options.remote).getOrCreate()
+        _answers(session)
     except Exception as exc:
-        raise SessionError(f"cannot connect to Spark Connect at {options.remote}: {_first_line(exc)}") from None
+        if session is not None:  # without RPCs: its exit hook would otherwise retry for 10 minutes
+            _close_client(session)
+        raise SessionError(f"cannot connect to Spark Connect at {options.remote}: {_connect_said(exc)}; "
+                           f"{CONNECT_CHECK}") from None
     _apply_runtime_conf(session, {k: v for k, v in conf.items() if k.startswith("spark.sql.")}, keep_user={})
     _apply_runtime_conf(session, options.conf, keep_user={})
     return session
+
+
+CONNECT_CHECK = "check --remote (sc://HOST:15002) and that a Spark Connect server runs there"
+CONNECT_PORT = 15002  # Spark Connect's default, when the URL names none
+# the first call's retries: Spark Connect's own policy waits at least 10 minutes (15 retries)
+# for a server that does not answer, printing only a UserWarning, and Ctrl-C waits with it
+PROBE_RETRIES = 3
+PROBE_BACKOFF_MS = 1000
+
+
+def _connect_address(remote: str) -> tuple[str, int] | None:
+    """The host and port of an ``sc://HOST[:PORT][/;param=value...]`` URL; None when it
+    is not one (Spark Connect's own message for a malformed URL names it)."""
+    if not remote.startswith("sc://"):
+        return None
+    authority = remote[len("sc://"):].split("/", 1)[0].split(";", 1)[0]
+    if authority.startswith("["):  # [::1]:15002
+        host, _, rest = authority[1:].partition("]")
+        port = rest.removeprefix(":")
+    else:
+        host, _, port = authority.partition(":")
+    if not host or (port and not port.isdigit()):
+        return None
+    return host, int(port) if port else CONNECT_PORT
+
+
+def _unreachable_connect(remote: str, timeout: float = 5.0) -> str | None:
+    """Why nothing accepts a connection at a Spark Connect URL, or None."""
+    address = _connect_address(remote)
+    if address is None:
+        return None
+    try:
+        socket.create_connection(address, timeout=timeout).close()
+    except OSError as exc:
+        if isinstance(exc, (TimeoutError, socket.timeout)):
+            return f"no answer within {timeout:g} s"
+        return (exc.strerror or type(exc).__name__).lower()
+    return None
+
+
+def _answers(session) -> None:
+    """One call to the server with few retries, so that a port that is not Spark Connect
+    (or a server that never answers) fails in seconds; the job's calls then keep Spark's
+    own patient policy."""
+    client = getattr(session, "client", None)
+    if client is None or not hasattr(client, "set_retry_policies"):
+        session.version
+        return
+    import warnings
+
+    from pyspark.sql.connect.client.retries import DefaultPolicy
+
+    patient = client.get_retry_policies()
+    client.set_retry_policies([DefaultPolicy(max_retries=PROBE_RETRIES, initial_backoff=200,
+                                             max_backoff=PROBE_BACKOFF_MS, jitter=0)])
+    try:
+        with warnings.catch_warnings():  # "[RETRIES_EXCEEDED]" as a UserWarning: the error says it
+            warnings.simplefilter("ignore")
+            session.version
+    finally:
+        client.set_retry_policies(patient)
+
+
+def _close_client(session) -> None:
+    client = getattr(session, "client", None)
+    try:
+        if client is not None:
+            client.close()
+    except Exception:  # noqa: BLE001 - a channel that never opened
+        pass
+
+
+def _connect_said(exc: BaseException) -> str:
+    """What gRPC said (``failed to connect to all addresses``, ``Deadline Exceeded``), not
+    its "<_InactiveRpcError of RPC that terminated with:"."""
+    from linter.engines.spark.failures import exception_text
+
+    text = exception_text(exc)
+    details = re.search(r'details = "([^"\n]+)"', text)
+    if details:
+        status = re.search(r"status = StatusCode\.(\w+)", text)
+        return details.group(1)[:300] + (f" ({status.group(1)})" if status else "")
+    return _first_line(exc)
 
 
 def _apply_runtime_conf(session, conf: dict, keep_user: dict) -> None:
