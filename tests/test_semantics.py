@@ -740,3 +740,19 @@ def test_a_service_pack_not_written_is_not_taken_for_rtm():
     written = {**RTM_HUB, "add": [{**RTM_HUB["add"][0], "spec": {**RTM_HUB["add"][0]["spec"], "servicePack": 0}},
                                   RTM_HUB["add"][1]]}
     assert "RTE001" in rules_of(lint(written))
+
+
+# a setting written under both names is EXL009's even when one value is malformed (EXL003's):
+# the check asks unread() of both, so the automatic stand-down leaves them to it
+BOTH_NAMES_ONE_MALFORMED = {"patch": {"Organization/contoso": {"spec": {"routing": {
+    "PFReplicaAgeThreshold": "two days", "PFReplicaAgeThresholdHours": 48}}}}}
+BOTH_NAMES_HOURS_MALFORMED = {"patch": {"Organization/contoso": {"spec": {"routing": {
+    "PFReplicaAgeThreshold": "2.00:00:00", "PFReplicaAgeThresholdHours": "many"}}}}}
+
+
+@pytest.mark.parametrize("example", [BOTH_NAMES_ONE_MALFORMED, BOTH_NAMES_HOURS_MALFORMED])
+def test_both_names_are_reported_when_one_value_is_malformed(example):
+    found = rules_of(lint(example))
+    assert found.count("EXL009") == 1 and "EXL003" in found, found
+    one_name = {"patch": {"Organization/contoso": {"spec": {"routing": {"PFReplicaAgeThreshold": "two days"}}}}}
+    assert rules_of(lint(one_name)) == ["EXL003"]  # one name, malformed: EXL003's alone

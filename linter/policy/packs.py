@@ -415,13 +415,16 @@ def _stand_down_on_unread(check: Check, table: TableSpec, with_table: TableSpec 
     EXL003's, so a check reading that field stands down for the record (REP003 saw
     `replicas: PFDB-LON`, a string, as no replica at all). Guards each field of its
     own record (and of the partner) that `where` and `when` read with `unread()`; a field
-    they read only inside `unread()` is theirs to judge (DUP005 words its message by it)."""
+    they ask `unread()` of is theirs to judge (DUP005 words its message by it; EXL009 counts
+    a setting written under both names even when one value is malformed)."""
     if check.form not in _RECORD_FORMS:
         return
     reads = [n for n in (check.where, check.when, check.other_when) if n is not None]
-    own = _fields_read(reads, lambda path: len(path) >= 1 and path[0] not in ctx and _guardable(table, path[0]))
+    judged = _fields_asked_unread(reads)
+    own = _fields_read(reads, lambda path: len(path) >= 1 and path[0] not in ctx and _guardable(table, path[0])
+                       and (path[0],) not in judged)
     partner = _fields_read(reads, lambda path: len(path) == 2 and path[0] == "other" and with_table is not None
-                           and _guardable(with_table, path[1]))
+                           and _guardable(with_table, path[1]) and tuple(path) not in judged)
     if own:
         check.where = _conjunction(check.where, [_not_unread((name,)) for name in own])
     if partner:
@@ -451,6 +454,18 @@ def _fields_read(nodes: list[Node], wanted) -> list[str]:
             continue  # asked whether it is unread: the check itself says what that means
         stack.extend(reversed([a for a in node.args if isinstance(a, Node)]))
     return list(found)
+
+
+def _fields_asked_unread(nodes: list[Node]) -> set[tuple]:
+    """The field paths that ``nodes`` ask ``unread()`` of."""
+    asked: set[tuple] = set()
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if node.op == "call" and node.args[0] == "unread" and isinstance(node.args[1], Node):
+            asked.add(tuple(node.args[1].args))
+        stack.extend(a for a in node.args if isinstance(a, Node))
+    return asked
 
 
 def _not_unread(path: tuple) -> Node:

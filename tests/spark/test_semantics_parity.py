@@ -6,7 +6,7 @@ import pytest
 
 from linter.policy.packs import load_rules
 from parity import EstateSpec, example_spec, local_findings, run_spark
-from test_semantics import (BROKEN_ORGANIZATION, BROKEN_STORE, DAG_ALONE_BESIDE_A_MISSPELT_SITE, GREEK_SITE, MAPI_TYPO, RTM_HUB, NO_MAPI_NO_SITE_FOLDER_SERVER,
+from test_semantics import (BOTH_NAMES_HOURS_MALFORMED, BOTH_NAMES_ONE_MALFORMED, BROKEN_ORGANIZATION, BROKEN_STORE, DAG_ALONE_BESIDE_A_MISSPELT_SITE, GREEK_SITE, MAPI_TYPO, RTM_HUB, NO_MAPI_NO_SITE_FOLDER_SERVER,
                             NOT_ORGANIZATION, SAME_NAME_ORG, UNREADABLE, UNREADABLE_ORGANIZATION)
 
 RULES = load_rules()
@@ -21,6 +21,8 @@ CASES = {
     "dag-alone-beside-a-misspelt-site": DAG_ALONE_BESIDE_A_MISSPELT_SITE,
     "names-with-a-final-sigma": GREEK_SITE,
     "service-pack-not-written": RTM_HUB,
+    "both-names-one-malformed": BOTH_NAMES_ONE_MALFORMED,
+    "both-names-hours-malformed": BOTH_NAMES_HOURS_MALFORMED,
     "a-final-sigma-misspelt": {"patch": {**GREEK_SITE["patch"], "Server/EX10-PAR-01": {"spec": {"site": "Αθηνα"}}}},
     "yaml-broken-after-the-name": BROKEN_STORE,
     "organization-yaml-broken": BROKEN_ORGANIZATION,

@@ -16,7 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
-from linter.engines.spark.java_text import LIMIT, said, unframed
+from linter.engines.spark.java_text import LIMIT, exception_text, said, unframed
 
 KEEP_LOGS = 20
 
@@ -116,23 +116,6 @@ _CAUSES: list[tuple[re.Pattern, str, str]] = [
      "the Spark cluster gave the job no executors", "check that the master has live workers with free cores "
      "and memory (its web UI), or run without --master"),
 ]
-
-
-def exception_text(exc: BaseException) -> str:
-    """The failure's whole chain as text: each exception, and what Java said of it."""
-    parts = []
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        parts.append(f"{type(exc).__name__}: {exc}")
-        java = getattr(exc, "java_exception", None)
-        if java is not None:
-            try:
-                parts.append(str(java.toString()))
-            except Exception:  # the JVM is gone: its exception cannot be asked
-                pass
-        exc = exc.__cause__ or exc.__context__
-    return "\n".join(parts)
 
 
 def _headline(text: str) -> str:

@@ -36,3 +36,20 @@ def said(text: str) -> str:
 def unframed(line: str) -> str:
     """``line`` without Py4J's and Spark's framing in front of it."""
     return FRAMING.sub("", line).strip()
+
+
+def exception_text(exc: BaseException) -> str:
+    """The failure's whole chain as text: each exception, and what Java said of it."""
+    parts = []
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        parts.append(f"{type(exc).__name__}: {exc}")
+        java = getattr(exc, "java_exception", None)
+        if java is not None:
+            try:
+                parts.append(str(java.toString()))
+            except Exception:  # the JVM is gone: its exception cannot be asked
+                pass
+        exc = exc.__cause__ or exc.__context__
+    return "\n".join(parts)

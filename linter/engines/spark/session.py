@@ -498,7 +498,7 @@ def _close_client(session) -> None:
 def _connect_said(exc: BaseException) -> str:
     """What gRPC said (``failed to connect to all addresses``, ``Deadline Exceeded``), not
     its "<_InactiveRpcError of RPC that terminated with:"."""
-    from linter.engines.spark.failures import exception_text
+    from linter.engines.spark.java_text import exception_text
 
     text = exception_text(exc)
     details = re.search(r'details = "([^"\n]+)"', text)
@@ -692,7 +692,7 @@ _BAD_CONF_VALUE = re.compile(r"\[INVALID_CONF_VALUE[.\w]*\] ([^\n]*?)\.?(?: SQLS
 def bad_conf_value(exc: BaseException) -> str | None:
     """Spark's words for a --conf value it refused, found anywhere in the failure's chain
     (the session state's builder wraps it in "Error while instantiating ..."); else None."""
-    from linter.engines.spark.failures import exception_text
+    from linter.engines.spark.java_text import exception_text
 
     match = _BAD_CONF_VALUE.search(exception_text(exc))
     return f"{match.group(1)}; fix that --conf value or drop it" if match else None
