@@ -61,3 +61,34 @@ def test_an_include_pattern_that_matches_no_file_is_named_in_a_note(tmp_path, mo
     assert len(notes) == 1 and "'store/**'" in notes[0] and ".exlint.yaml:1:26" in notes[0], result.stderr
     (tmp_path / ".exlint.yaml").write_text('include: ["server.yaml"]\n')
     assert "matches no file" not in CliRunner().invoke(cli, ["check", "."]).stderr
+
+
+def _estate_until_spark(*args) -> "object":
+    """estate up to the start of Spark: a master nothing listens at is refused right after
+    the inventory is found, so the notes of discovery are seen without a Spark job."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return CliRunner().invoke(cli, ["estate", *args, "--master", f"spark://127.0.0.1:{port}"])
+
+
+def test_estate_names_an_include_pattern_that_matches_no_file_as_check_does(tmp_path, monkeypatch):
+    monkeypatch.chdir(repo(tmp_path, ".exlint.yaml"))
+    (tmp_path / "servers").mkdir()
+    (tmp_path / "server.yaml").rename(tmp_path / "servers" / "server.yaml")
+    (tmp_path / "stores").mkdir()
+    (tmp_path / "stores" / "inv.jsonl").write_text("")
+    (tmp_path / ".exlint.yaml").write_text('include: ["servers/**", "store/**", "stores/*.jsonl"]\n')
+    check = [line for line in CliRunner().invoke(cli, ["check", "."]).stderr.splitlines() if "matches no file" in line]
+    result = _estate_until_spark(".")
+    assert result.exit_code == 2 and "cannot reach the Spark master" in result.stderr, result.stderr
+    notes = [line for line in result.stderr.splitlines() if "matches no file" in line]
+    assert len(notes) == 1 and "'store/**'" in notes[0] and ".exlint.yaml:1:25" in notes[0], result.stderr
+    assert notes == check
+    # a pattern for a folder this run does not walk still matches a file of the repository: no note
+    result = _estate_until_spark("servers")
+    assert [line for line in result.stderr.splitlines() if "matches no file" in line] == notes
+    (tmp_path / ".exlint.yaml").write_text('include: ["servers/**", "stores/*.jsonl"]\n')
+    assert "matches no file" not in _estate_until_spark("servers").stderr

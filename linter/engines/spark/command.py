@@ -248,11 +248,14 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
     try:
         progress.stage("load", unit="files")
         other_roots: list[str] = []  # config repos of their own below a walked folder: not read, as in check
+        included: list[set] = [set() for _ in groups]  # the include patterns that matched a walked file
         inputs = [found for estate, paths in enumerate(groups)
-                  for found in discover_inputs(paths, estate=estate, fmt=input_format,
-                                               config=configurations[estate], other_roots=other_roots)]
+                  for found in discover_inputs(paths, estate=estate, fmt=input_format, config=configurations[estate],
+                                               other_roots=other_roots, included=included[estate])]
         for other in display_paths(sorted(set(other_roots))):
             click.echo(f"exlint: note: {OTHER_ROOT_NOTE.format(path=other)}", err=True)
+        for note in _unmatched_includes(configurations, included):
+            click.echo(f"exlint: note: {note}", err=True)
         if not inputs:
             raise ExitError(f"no inventory files (*.yaml, *.jsonl, *.parquet) under {', '.join(inventory)}")
         progress.advance(len(inputs))
@@ -345,6 +348,32 @@ def _one_configuration(groups: list[list[str]]):
                             "exlint estate applies one configuration per run; run it on each repo, or give "
                             "--config to apply one to all")
     return configurations
+
+
+def _unmatched_includes(configurations, included: list[set]) -> list[str]:
+    """check's note for an `include` pattern that matches no file of the repository (a
+    typo that would otherwise lint nothing through it, silently). A pattern no walked file
+    matched is looked for over the configuration's whole folder, as check looks over the
+    repository: `exlint estate servers/` leaves another folder's pattern unmatched."""
+    from linter.engines.spark.inventory import is_inventory_name
+    from linter.loading import discover, display_path, walk_files
+    from linter.runner import UNMATCHED_INCLUDE_NOTE, filter_files
+
+    notes: list[str] = []
+    for config, matched in zip(configurations, included):
+        if not config.include or all(pattern in matched for pattern in config.include):
+            continue
+        if config.path is not None:  # the patterns are relative to its folder
+            base = config.path.parent
+            files = discover([base], other_roots=[])
+            files += [path for path in walk_files(base, other_roots=[]) if is_inventory_name(path.name)]
+            filter_files(files, None, config, included=matched)
+        base_shown = display_path(config.path.parent) if config.path is not None else "."
+        for index, pattern in enumerate(config.include):
+            note = UNMATCHED_INCLUDE_NOTE.format(pattern=pattern, where=config.where("include", index), root=base_shown)
+            if pattern not in matched and note not in notes:
+                notes.append(note)
+    return notes
 
 
 def _spark_running() -> bool:

@@ -74,7 +74,7 @@ def input_format(path: Path) -> str:
 
 
 def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None,
-                    other_roots: list[str] | None = None) -> list[InputFile]:
+                    other_roots: list[str] | None = None, included: set | None = None) -> list[InputFile]:
     """Files of an inventory: YAML as ``exlint check`` finds them (linter.loading.discover:
     hidden files and directories skipped, each real file once, broken links reported;
     a walked file that holds no exlint document is skipped in its parse task, as
@@ -86,7 +86,8 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None,
     linter.config.Config): its include and exclude globs apply to walked files, as
     in check; a file named is always read. ``other_roots`` (a list): folders below a
     walked one that are config repos of their own are not read but appended to it,
-    as check leaves them (linter.loading.walk_files)."""
+    as check leaves them (linter.loading.walk_files). ``included``: filled with the
+    include patterns that matched a walked file (linter.runner.filter_files)."""
     from linter.runner import filter_files
 
     from linter.engines.spark.output import in_findings_output
@@ -124,7 +125,8 @@ def discover_inputs(paths, estate: int = 0, fmt: str | None = None, config=None,
             walked = [(candidate, kind) for candidate, kind in walked
                       if not in_findings_output(candidate, [path], marked)]
             kinds = {os.fspath(candidate): kind for candidate, kind in walked}
-            kept = [c for c, _ in walked] if config is None else filter_files([c for c, _ in walked], None, config)
+            kept = [c for c, _ in walked] if config is None else filter_files([c for c, _ in walked], None, config,
+                                                                                      included=included)
             for candidate in kept:
                 add(candidate, kinds[os.fspath(candidate)], walked=True)
         elif path.exists() or path.is_symlink():
