@@ -355,8 +355,7 @@ def _unmatched_includes(configurations, included: list[set]) -> list[str]:
     typo that would otherwise lint nothing through it, silently). A pattern no walked file
     matched is looked for over the configuration's whole folder, as check looks over the
     repository: `exlint estate servers/` leaves another folder's pattern unmatched."""
-    from linter.engines.spark.inventory import is_inventory_name
-    from linter.loading import discover, display_path, walk_files
+    from linter.loading import discover, display_path
     from linter.runner import UNMATCHED_INCLUDE_NOTE, filter_files
 
     notes: list[str] = []
@@ -364,10 +363,9 @@ def _unmatched_includes(configurations, included: list[set]) -> list[str]:
         if not config.include or all(pattern in matched for pattern in config.include):
             continue
         if config.path is not None:  # the patterns are relative to its folder
-            base = config.path.parent
-            files = discover([base], other_roots=[])
-            files += [path for path in walk_files(base, other_roots=[]) if is_inventory_name(path.name)]
-            filter_files(files, None, config, included=matched)
+            inventories: list[str] = []  # JSON Lines and Parquet files, as check's walk of the repository finds them
+            files = discover([config.path.parent], other_roots=[], inventories=inventories)
+            filter_files(files + [Path(path) for path in inventories], None, config, included=matched)
         base_shown = display_path(config.path.parent) if config.path is not None else "."
         for index, pattern in enumerate(config.include):
             note = UNMATCHED_INCLUDE_NOTE.format(pattern=pattern, where=config.where("include", index), root=base_shown)

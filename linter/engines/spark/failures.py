@@ -16,7 +16,7 @@ import time
 import traceback
 from pathlib import Path
 
-from linter.engines.spark.java_text import LIMIT, exception_text, said, unframed
+from linter.engines.spark.java_text import BAD_CONF_HINT, BAD_CONF_VALUE, LIMIT, exception_text, said, unframed
 
 KEEP_LOGS = 20
 
@@ -109,8 +109,7 @@ _CAUSES: list[tuple[re.Pattern, str, str]] = [
                 r"Cannot call methods on a stopped SparkContext|Py4JNetworkError|"
                 r"SparkContext has been shutdown"),
      DRIVER_CAUSE, DRIVER_HINT),
-    (re.compile(r"\[INVALID_CONF_VALUE[.\w]*\] ([^\n]*?)\.?(?: SQLSTATE: \w+)?$", re.MULTILINE),
-     "Spark refused a setting: {0}", "fix that --conf value or drop it"),
+    (BAD_CONF_VALUE, "Spark refused a setting: {0}", BAD_CONF_HINT),
     (re.compile(r"Initial job has not accepted any resources|All masters are unresponsive|"
                 r"Master removed our application"),
      "the Spark cluster gave the job no executors", "check that the master has live workers with free cores "

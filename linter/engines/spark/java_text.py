@@ -53,3 +53,8 @@ def exception_text(exc: BaseException) -> str:
                 pass
         exc = exc.__cause__ or exc.__context__
     return "\n".join(parts)
+
+
+# what Spark says of a --conf value it cannot take (a word for a number, an unknown choice)
+BAD_CONF_VALUE = re.compile(r"\[INVALID_CONF_VALUE[.\w]*\] ([^\n]*?)\.?(?: SQLSTATE: \w+)?$", re.MULTILINE)
+BAD_CONF_HINT = "fix that --conf value or drop it"

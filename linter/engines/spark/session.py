@@ -452,15 +452,7 @@ def _connect_address(remote: str) -> tuple[str, int] | None:
 def _unreachable_connect(remote: str, timeout: float = 5.0) -> str | None:
     """Why nothing accepts a connection at a Spark Connect URL, or None."""
     address = _connect_address(remote)
-    if address is None:
-        return None
-    try:
-        socket.create_connection(address, timeout=timeout).close()
-    except OSError as exc:
-        if isinstance(exc, (TimeoutError, socket.timeout)):
-            return f"no answer within {timeout:g} s"
-        return (exc.strerror or type(exc).__name__).lower()
-    return None
+    return None if address is None else _refused(address, timeout)
 
 
 def _answers(session) -> None:
@@ -633,15 +625,22 @@ def _unreachable_master(master: str, timeout: float = 5.0) -> str | None:
         host = host.strip("[]")
         if not host or not port.isdigit():
             return None  # Spark's own message for a malformed URL is clear enough
-        try:
-            socket.create_connection((host, int(port)), timeout=timeout).close()
+        reason = _refused((host, int(port)), timeout)
+        if reason is None:
             return None
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__
-            if isinstance(exc, TimeoutError) or isinstance(exc, socket.timeout):
-                reason = f"no answer within {timeout:g} s"
-            problems.append(f"{host}:{port}: {reason.lower()}" if len(addresses) > 1 else reason.lower())
+        problems.append(f"{host}:{port}: {reason}" if len(addresses) > 1 else reason)
     return "; ".join(problems)
+
+
+def _refused(address: tuple[str, int], timeout: float) -> str | None:
+    """Why ``address`` accepts no TCP connection (lower case), or None when it does."""
+    try:
+        socket.create_connection(address, timeout=timeout).close()
+    except OSError as exc:
+        if isinstance(exc, (TimeoutError, socket.timeout)):
+            return f"no answer within {timeout:g} s"
+        return (exc.strerror or type(exc).__name__).lower()
+    return None
 
 
 def _size(path: Path | None) -> int:
@@ -685,17 +684,15 @@ def _jvm_said(log: Path | None, start: int) -> str | None:
 
 # what SparkContext says of a --master it cannot use (`bogus://x`, `spark://` without a host)
 _MASTER_REFUSED = re.compile(r"Master must |Could not parse Master URL|Invalid master URL", re.IGNORECASE)
-# what Spark says of a --conf value it cannot take (a word for a number, an unknown choice)
-_BAD_CONF_VALUE = re.compile(r"\[INVALID_CONF_VALUE[.\w]*\] ([^\n]*?)\.?(?: SQLSTATE: \w+)?$", re.MULTILINE)
 
 
 def bad_conf_value(exc: BaseException) -> str | None:
     """Spark's words for a --conf value it refused, found anywhere in the failure's chain
     (the session state's builder wraps it in "Error while instantiating ..."); else None."""
-    from linter.engines.spark.java_text import exception_text
+    from linter.engines.spark.java_text import BAD_CONF_HINT, BAD_CONF_VALUE, exception_text
 
-    match = _BAD_CONF_VALUE.search(exception_text(exc))
-    return f"{match.group(1)}; fix that --conf value or drop it" if match else None
+    match = BAD_CONF_VALUE.search(exception_text(exc))
+    return f"{match.group(1)}; {BAD_CONF_HINT}" if match else None
 
 
 def _first_line(exc: BaseException) -> str:
