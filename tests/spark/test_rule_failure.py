@@ -50,8 +50,8 @@ def test_a_rule_that_fails_on_spark_is_one_exl000_and_the_rest_stand(spark, esta
     original = job.rule_findings
     literal = f"'{victim}'"
 
-    def sabotaged(model, rules):
-        parts, failures = original(model, rules)
+    def sabotaged(model, rules, **options):
+        parts, failures = original(model, rules, **options)
         broken = BREAKAGES[how].format(rule=victim)
         return [part.replace(literal, broken) for part in parts], failures
 
@@ -100,8 +100,8 @@ def test_exl000_is_never_hidden_by_selection(spark, estate, normal, monkeypatch,
     other = next(r for r in sorted({f[0] for f in normal}) if r != victim and not r.startswith("EXL"))
     original = job.rule_findings
 
-    def sabotaged(model, rules):
-        parts, failures = original(model, rules)
+    def sabotaged(model, rules, **options):
+        parts, failures = original(model, rules, **options)
         return [p.replace(f"'{victim}'", BREAKAGES["analysis"]) for p in parts], failures
 
     monkeypatch.setattr(job, "rule_findings", sabotaged)

@@ -89,8 +89,10 @@ def _F():
     return functions
 
 
-def rule_findings(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list]:
-    """Queries (SQL text) for the findings of every check, and the checks that could not compile."""
+def rule_findings(model: Model, rules: dict[str, Rule], keep_named: bool = True) -> tuple[list[str], list]:
+    """Queries (SQL text) for the findings of every check, and the checks that could not compile;
+    ``keep_named``: the views they read more than once built too (Model.keep_named), else left
+    to the caller (Model.named_views lists them)."""
     parts, failures = [], []
     predicates: dict[str, list] = {}
     for rule in rules.values():
@@ -106,7 +108,8 @@ def rule_findings(model: Model, rules: dict[str, Rule]) -> tuple[list[str], list
     for table, checks in predicates.items():
         parts.extend(FORMS["predicate"].spark_batch(model, table, checks, failures))
     model.flush_items()  # the item arrays the parts read, each list's paths gathered in one pass
-    model.keep_named()  # what several parts read, computed once
+    if keep_named:
+        model.keep_named()  # what several parts read, computed once
     return parts, failures
 
 
@@ -248,7 +251,7 @@ def _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inl
     inventory.findings.createOrReplaceTempView(loader)
     model.registered.append(loader)
     evaluate = functools.partial(_evaluate, spark, model, inventory, loader, rules, config, select, ignore, checkpoint,
-                                 inline_suppressions, small)
+                                 inline_suppressions, small, larger)
     try:
         findings, failures = evaluate(enabled, derived)
     except Exception as exc:  # noqa: BLE001 - one rule's failure must not sink the job
@@ -266,27 +269,70 @@ def _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inl
     return done
 
 
+def _halves(queries: list[str], named: list[str]) -> tuple[list[list[str]], list[bool]]:
+    """The rule queries in two unions, one per thread, and whether each must first build
+    the kept views (Model.keep_named) that some queries read. Building them waits for the
+    item arrays they read (a broadcast of them, computed on other threads): the queries
+    that read them go to the second union, which builds them first, so that the first
+    starts at once. The rest alternate between the two (their cost is not known before
+    they run: docs/spark.md, session 56). When every query reads them, or none does, the
+    views are built before either union starts."""
+    reads = [any(q(name) in query for name in named) for query in queries]
+    if any(reads) and not all(reads):
+        free = [query for query, r in zip(queries, reads) if not r]
+        return [free[0::2], free[1::2] + [query for query, r in zip(queries, reads) if r]], [False, True]
+    return [queries[0::2], queries[1::2]], [False, False]
+
+
 def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, checkpoint, inline_suppressions, small,
-              enabled, failures):
+              place_halves, enabled, failures):
     """The findings of the ``enabled`` rules (computed and kept), and every check
     that could not run: ``failures`` plus those the compiler refuses."""
-    parts, refused = rule_findings(model, enabled)
+    threaded = model.single and not is_connect(spark)  # (a Connect client plans nothing itself)
+    parts, refused = rule_findings(model, enabled, keep_named=not threaded)
     failures = failures + refused
     queries = [f"SELECT {FIRED_COLUMNS} FROM ({p}) AS {q(model.alias())}" for p in parts]
     sql_warmup.remember(queries)  # the next run's parser warms with them while its JVM starts
     findings = spark.sql(f"SELECT {COLUMNS} FROM {q(loader)}")
+    if threaded and len(queries) < 2:
+        model.keep_named()  # (the one query's union is planned here)
     if queries:
-        # the rules' fired rows, kept: placing them reads them twice (forms.place)
-        if model.single and len(queries) > 1 and not is_connect(spark):  # (a Connect client plans nothing itself)
+        if threaded and len(queries) > 1:
             # In one partition the rules' fired rows are one task, and most of their time is
             # the driver analysing and planning the union, on one core: two halves, each
             # planned and kept in a thread of its own, use both (the sample's rules 10.5 s
             # -> 7.2 s, fresh JVM). Their SQL is compiled above, in this thread (the model
             # creates views as the compiler asks for them).
-            first, second = in_threads(
-                lambda half: keep(spark.sql(" UNION ALL ".join(half)).coalesce(1), checkpoint, True),
-                [queries[0::2], queries[1::2]], spark)
-            fired = first.unionByName(second).coalesce(1)
+            halves, waits = _halves(queries, model.named_views())
+            if not any(waits):
+                model.keep_named()  # (none, or both unions read them)
+            # The larger layout places each union's findings in its own thread as soon as
+            # it is kept: placed after both, the placing was one task on one core while the
+            # other idled (docs/spark.md, "Session 62"); in the small one, placing twice
+            # costs more than it saves (its findings are few and its plans the cost).
+            views = [model.alias() + f"fired{i}" for i in range(len(halves))] if place_halves else []
+            model.registered.extend(views)
+            placing = [place(model, view) for view in views]  # (the model's names are not thread-safe)
+
+            def fire(i: int):
+                if waits[i]:
+                    model.keep_named()
+                # the rules' fired rows, kept: placing them reads them twice (forms.place)
+                fired = keep(spark.sql(" UNION ALL ".join(halves[i])).coalesce(1), checkpoint, True)
+                if not place_halves:
+                    return fired
+                fired.createOrReplaceTempView(views[i])
+                return keep(spark.sql(placing[i]).coalesce(1), checkpoint, True)
+
+            kept = in_threads(fire, list(range(len(halves))), spark)
+            if place_halves:
+                for placed in kept:
+                    findings = findings.unionByName(placed)
+            else:
+                fired_view = model.alias() + "fired"
+                kept[0].unionByName(kept[1]).coalesce(1).createOrReplaceTempView(fired_view)
+                model.registered.append(fired_view)
+                findings = findings.unionByName(spark.sql(place(model, fired_view)))
         else:
             # The union has a partition or more per rule query (171 at 10,000 servers), and a
             # task of it deserializes the plan of the whole union (~0.12 s each, 40% of the
@@ -294,10 +340,10 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
             fired = spark.sql(" UNION ALL ".join(queries))
             fired = keep(fired.coalesce(1 if model.single else 2 if small else 4 * parallelism(spark)), checkpoint,
                          model.single)
-        fired_view = model.alias() + "fired"
-        fired.createOrReplaceTempView(fired_view)
-        model.registered.append(fired_view)
-        findings = findings.unionByName(spark.sql(place(model, fired_view)))
+            fired_view = model.alias() + "fired"
+            fired.createOrReplaceTempView(fired_view)
+            model.registered.append(fired_view)
+            findings = findings.unionByName(spark.sql(place(model, fired_view)))
     extra = failure_findings(spark, model, failures)
     if extra is not None:
         findings = findings.unionByName(extra)

@@ -371,6 +371,10 @@ class Model:
         self._kept_texts.append((name, text))
         return name
 
+    def named_views(self) -> list[str]:
+        """The views named by kept_view that keep_named has not built yet."""
+        return [name for name, _ in self._kept_texts]
+
     def keep_named(self) -> None:
         """Build the views named by kept_view (after the rules' item arrays are built)."""
         texts, self._kept_texts = self._kept_texts, []
