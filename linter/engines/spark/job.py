@@ -288,62 +288,58 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
               place_halves, enabled, failures):
     """The findings of the ``enabled`` rules (computed and kept), and every check
     that could not run: ``failures`` plus those the compiler refuses."""
-    threaded = model.single and not is_connect(spark)  # (a Connect client plans nothing itself)
-    parts, refused = rule_findings(model, enabled, keep_named=not threaded)
+    parts, refused = rule_findings(model, enabled, keep_named=False)
     failures = failures + refused
     queries = [f"SELECT {FIRED_COLUMNS} FROM ({p}) AS {q(model.alias())}" for p in parts]
     sql_warmup.remember(queries)  # the next run's parser warms with them while its JVM starts
     findings = spark.sql(f"SELECT {COLUMNS} FROM {q(loader)}")
-    if threaded and len(queries) < 2:
-        model.keep_named()  # (the one query's union is planned here)
-    if queries:
-        if threaded and len(queries) > 1:
-            # In one partition the rules' fired rows are one task, and most of their time is
-            # the driver analysing and planning the union, on one core: two halves, each
-            # planned and kept in a thread of its own, use both (the sample's rules 10.5 s
-            # -> 7.2 s, fresh JVM). Their SQL is compiled above, in this thread (the model
-            # creates views as the compiler asks for them).
-            halves, waits = _halves(queries, model.named_views())
-            if not any(waits):
-                model.keep_named()  # (none, or both unions read them)
-            # The larger layout places each union's findings in its own thread as soon as
-            # it is kept: placed after both, the placing was one task on one core while the
-            # other idled (docs/spark.md, "Session 62"); in the small one, placing twice
-            # costs more than it saves (its findings are few and its plans the cost).
-            views = [model.alias() + f"fired{i}" for i in range(len(halves))] if place_halves else []
-            model.registered.extend(views)
-            placing = [place(model, view) for view in views]  # (the model's names are not thread-safe)
+    # In one partition the rules' fired rows are one task, and most of their time is the
+    # driver analysing and planning the union, on one core: two halves, each planned and
+    # kept in a thread of its own, use both (the sample's rules 10.5 s -> 7.2 s, fresh JVM).
+    # Their SQL is compiled above, in this thread (the model creates views as the compiler
+    # asks for them).
+    threaded = model.single and len(queries) > 1 and not is_connect(spark)  # (a Connect client plans nothing itself)
+    halves, waits = _halves(queries, model.named_views()) if threaded else ([], [])
+    if not any(waits):
+        model.keep_named()  # what several parts read, computed once: before any is planned
+    fired = None  # the rules' fired rows, kept, when they are placed in this thread
+    if threaded:
+        # The larger layout places each union's findings in its own thread as soon as it is
+        # kept: placed after both, the placing was one task on one core while the other
+        # idled (docs/spark.md, "Session 62"); in the small one, placing twice costs more
+        # than it saves (its findings are few and its plans the cost).
+        views = [model.alias() + f"fired{i}" for i in range(len(halves))] if place_halves else []
+        model.registered.extend(views)
+        placing = [place(model, view) for view in views]  # (the model's names are not thread-safe)
 
-            def fire(i: int):
-                if waits[i]:
-                    model.keep_named()
-                # the rules' fired rows, kept: placing them reads them twice (forms.place)
-                fired = keep(spark.sql(" UNION ALL ".join(halves[i])).coalesce(1), checkpoint, True)
-                if not place_halves:
-                    return fired
-                fired.createOrReplaceTempView(views[i])
-                return keep(spark.sql(placing[i]).coalesce(1), checkpoint, True)
+        def fire(i: int):
+            if waits[i]:
+                model.keep_named()
+            # the rules' fired rows, kept: placing them reads them twice (forms.place)
+            kept = keep(spark.sql(" UNION ALL ".join(halves[i])).coalesce(1), checkpoint, True)
+            if not place_halves:
+                return kept
+            kept.createOrReplaceTempView(views[i])
+            return keep(spark.sql(placing[i]).coalesce(1), checkpoint, True)
 
-            kept = in_threads(fire, list(range(len(halves))), spark)
-            if place_halves:
-                for placed in kept:
-                    findings = findings.unionByName(placed)
-            else:
-                fired_view = model.alias() + "fired"
-                kept[0].unionByName(kept[1]).coalesce(1).createOrReplaceTempView(fired_view)
-                model.registered.append(fired_view)
-                findings = findings.unionByName(spark.sql(place(model, fired_view)))
+        unions = in_threads(fire, list(range(len(halves))), spark)
+        if place_halves:
+            for placed in unions:
+                findings = findings.unionByName(placed)
         else:
-            # The union has a partition or more per rule query (171 at 10,000 servers), and a
-            # task of it deserializes the plan of the whole union (~0.12 s each, 40% of the
-            # stage's time at 10,000 servers): a few tasks per core do the same work sooner.
-            fired = spark.sql(" UNION ALL ".join(queries))
-            fired = keep(fired.coalesce(1 if model.single else 2 if small else 4 * parallelism(spark)), checkpoint,
-                         model.single)
-            fired_view = model.alias() + "fired"
-            fired.createOrReplaceTempView(fired_view)
-            model.registered.append(fired_view)
-            findings = findings.unionByName(spark.sql(place(model, fired_view)))
+            fired = unions[0].unionByName(unions[1]).coalesce(1)
+    elif queries:
+        # The union has a partition or more per rule query (171 at 10,000 servers), and a
+        # task of it deserializes the plan of the whole union (~0.12 s each, 40% of the
+        # stage's time at 10,000 servers): a few tasks per core do the same work sooner.
+        fired = spark.sql(" UNION ALL ".join(queries))
+        fired = keep(fired.coalesce(1 if model.single else 2 if small else 4 * parallelism(spark)), checkpoint,
+                     model.single)
+    if fired is not None:
+        fired_view = model.alias() + "fired"
+        fired.createOrReplaceTempView(fired_view)
+        model.registered.append(fired_view)
+        findings = findings.unionByName(spark.sql(place(model, fired_view)))
     extra = failure_findings(spark, model, failures)
     if extra is not None:
         findings = findings.unionByName(extra)
