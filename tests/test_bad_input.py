@@ -168,7 +168,14 @@ def test_directory_as_file_argument_is_walked(tmp_path):
     ("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: @x}\n", (3, 18), ("'@'", "quotes")),
     # an unclosed quote: where it opens, not the end of the file
     ('apiVersion: exlint/v1\nkind: Server\nmetadata: {name: "EX10\nspec: {}\n', (3, 18), ("never closed",)),
-], ids=["tab", "undefined-alias", "reserved-character", "unclosed-quote"])
+    # a flow list or mapping the document ends inside: where it opens, not the line after it
+    ("apiVersion: exlint/v1\nkind: PublicFolder\nmetadata: {name: /M}\nspec:\n  replicas: [PFDB-A, PFDB-C\n"
+     "---\nkind: Server\n", (5, 13), ("flow list ('[')", "never closed", "close it with ']'")),
+    ("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: EX01\n", (3, 11), ("flow mapping ('{')", "'}'")),
+    # one the parser stops inside, not at the document's end: where it stopped, as libyaml says
+    ("a: [1, 2\nb: 3\n", (2, 2), ("did not find expected ',' or ']'",)),
+], ids=["tab", "undefined-alias", "reserved-character", "unclosed-quote", "unclosed-list", "unclosed-mapping",
+        "list-broken-inside"])
 def test_a_yaml_error_names_what_is_wrong_where_and_the_fix(tmp_path, text, position, words):
     from linter.loading import load_text
 

@@ -238,11 +238,20 @@ def load_text(text: str, path: str) -> LoadedFile:
             line = (mark.line + 1 + chunk.first_line) if mark else chunk.first_line + 1
             column = (mark.column + 1) if mark else 1
             last_line = chunk.first_line + max(1, chunk.text.count("\n"))
-            if line > last_line:  # "unexpected end": point at the end of the document
-                line, column = last_line, 1
+            if line > last_line:  # "unexpected end": the problem is found past the document
+                opened = exc.context_mark
+                if opened is not None and exc.problem_mark is not None and opened.line < mark.line:
+                    # where the construct never closed begins: the `[`, `{` or quote
+                    line, column = opened.line + 1 + chunk.first_line, opened.column + 1
+                else:
+                    line, column = last_line, 1
             problem = exc.problem or exc.context or "invalid YAML"
             if exc.context and exc.problem:
                 problem = f"{problem} ({exc.context})"
+            unclosed = _UNCLOSED.get(exc.context or "")
+            if unclosed is not None and line <= last_line and mark.line + chunk.first_line + 1 > last_line:
+                problem = (f"a flow {unclosed[0]} ('{unclosed[1]}') opened here is never closed before the "
+                           f"document ends; close it with '{unclosed[2]}', or write one entry per line")
             explained = _explained(exc, chunk.text)
             if explained is not None:
                 problem, at = explained
@@ -324,6 +333,11 @@ def partial_document(text: str, path: str, index: int, first_line: int) -> Docum
     line, column = (start.line + 1 + first_line, start.column + 1) if start is not None else (first_line + 1, 1)
     data = {"apiVersion": api, "kind": kind, "metadata": {"name": name}, "spec": UNPARSED}
     return Document(path, index, line, column, data, {"metadata.name": marks["metadata.name"]}, partial=True)
+
+
+# a flow collection the document ends inside (libyaml's context): its kind, opening, closing
+_UNCLOSED = {"while parsing a flow sequence": ("list", "[", "]"),
+             "while parsing a flow mapping": ("mapping", "{", "}")}
 
 
 def _explained(exc, text: str):
