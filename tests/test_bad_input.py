@@ -235,3 +235,14 @@ def test_a_value_under_a_duplicated_key_is_placed_in_the_value_in_force(tmp_path
     _, report = run_json("--select", "REP005,EXL002", folder)
     placed = {(f["rule"], f["line"], f["column"]) for f in report["findings"]}
     assert placed == {("EXL002", 7, 3), ("REP005", 7, 35)}, report["findings"]
+
+
+def test_a_duplicate_key_in_a_list_item_has_the_path_every_finding_writes():
+    # the JSON contract's path: list indices in brackets (spec.receiveConnectors[0].x), as
+    # CON002 writes the same value's; EXL002 wrote spec.receiveConnectors.0.x
+    from linter.loading import load_text
+
+    text = ("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: EX1}\nspec:\n  receiveConnectors:\n"
+            "    - {name: R, ConnectionTimeout: '00:10:00', ConnectionTimeout: '00:20:00'}\n")
+    found = [f for f in load_text(text, "x.yaml").findings if f.rule == "EXL002"]
+    assert [f.path for f in found] == ["spec.receiveConnectors[0].ConnectionTimeout"], found

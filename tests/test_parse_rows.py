@@ -46,8 +46,8 @@ def test_repeated_keys_are_found_at_any_depth_and_the_marks_stay_whole():
     text = ('{"kind": "Server", "metadata": {"name": "a", "name": "b"}, '
             '"spec": {"list": [{"x": 1, "x": 2}, {"deep": {"k": 1, "k": 1}}]}}')
     document, findings = json_document(text, "f.jsonl", 0, 3)
-    # (EXL002 writes a repeated key's path dotted throughout, YAML's and JSON's alike)
-    assert sorted(f.path for f in findings) == ["metadata.name", "spec.list.0.x", "spec.list.1.deep.k"]
+    # (EXL002 writes a repeated key's path as every finding does, list indices in brackets)
+    assert sorted(f.path for f in findings) == ["metadata.name", "spec.list[0].x", "spec.list[1].deep.k"]
     assert all(f.rule == "EXL002" and f.line == 3 for f in findings)
     assert set(document.marks) == _every_path(document.data)
 

@@ -11,7 +11,7 @@ from typing import Iterable
 
 import yaml
 
-from linter.findings import Finding
+from linter.findings import Finding, format_path
 from linter.loading.documents import Document, LoadedFile
 from linter.loading.fast_yaml import SAFE_COMPOSE_DEPTH, BoundError, check_depth, may_nest_deeper
 from linter.loading.nodes import MAX_DEPTH, ConstructError, construct
@@ -205,7 +205,7 @@ def load_text(text: str, path: str) -> LoadedFile:
                 line = root.start_mark.line + 1 + chunk.first_line
                 column = root.start_mark.column + 1
                 for dup in built.duplicates:
-                    where = ".".join(str(p) for p in dup.path + (dup.key,))
+                    where = format_path(dup.path + (dup.key,))
                     loaded.findings.append(
                         Finding(
                             "EXL002",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from linter.findings import Finding
+from linter.findings import Finding, format_path
 from linter.loading.documents import Document, LoadedFile
 from linter.loading.nodes import MAX_DEPTH, MAX_INT_TEXT, OversizedInt
 
@@ -164,7 +164,7 @@ def json_document(text: str, display: str, index: int, line: int):
         Finding("EXL002", "error",
                 f"duplicate key {dup[-1]!r}; JSON readers silently keep only the last one: "
                 "remove or merge the duplicates",
-                display, line, 1, ".".join(str(p) for p in dup), None)
+                display, line, 1, format_path(tuple(dup)), None)
         for dup in duplicates
     ]
     # only an object that repeats a key is not a plain dict
