@@ -2,6 +2,8 @@
 that no single rule example can show, each through the real pipeline."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from linter.findings import Entity
@@ -337,6 +339,16 @@ def test_a_version_the_schema_rejects_is_no_release_to_the_rules(value):
      "spec.sendConnectors[0].ConnectionInactivityTimeout", "ConnectionInactivityTimeOut"),
     ({"Organization/contoso": {"spec": {"transportConfig": {"ShadowRedundancyEnable": False}}}},
      "spec.transportConfig.ShadowRedundancyEnable", "ShadowRedundancyEnabled"),
+    # cut short or run on, which a close-match ratio misses (ShadowMessagePreference is how
+    # the seed SHD006 quotes spells it): each would turn its checks off unnoticed
+    ({"Organization/contoso": {"spec": {"transportConfig": {"ShadowMessagePreference": "LocalOnly"}}}},
+     "spec.transportConfig.ShadowMessagePreference", "ShadowMessagePreferenceSetting"),
+    ({"Organization/contoso": {"spec": {"transportConfig": {"ShadowRedundancy": False}}}},
+     "spec.transportConfig.ShadowRedundancy", "ShadowRedundancyEnabled"),
+    ({"Organization/contoso": {"spec": {"transportConfig": {"SafetyNetHoldTimeSpan": "2.00:00:00"}}}},
+     "spec.transportConfig.SafetyNetHoldTimeSpan", "SafetyNetHoldTime"),
+    ({"Organization/contoso": {"spec": {"transportConfig": {"ShadowHeartbeatFrequencySetting": "00:02:00"}}}},
+     "spec.transportConfig.ShadowHeartbeatFrequencySetting", "ShadowHeartbeatFrequency"),
 ])
 def test_a_cmdlet_parameter_in_the_wrong_case_or_misspelt_is_reported_not_ignored(patch, path, known):
     found = [f for f in lint(patch) if f.path == path]
@@ -347,6 +359,29 @@ def test_a_cmdlet_parameter_exlint_does_not_model_is_accepted():
     patch = {"Organization/contoso": {"spec": {"transportConfig": {"ShadowRedundancyPromotionEnabled": True,
                                                                    "MaxDumpsterTime": "7.00:00:00"}}}}
     assert not [f for f in lint(patch) if f.rule == "EXL003"]
+
+
+def test_no_parameter_of_the_real_captures_is_taken_for_a_misspelling():
+    # the near-miss rule (a close match, or a name cut short or run on) against every
+    # parameter name of the real cmdlet captures: none is one of a known name but itself
+    import re
+
+    from linter.schema import KINDS, _near_name, _open_mappings
+
+    # the CSS-Exchange captures beside the checkout when they are there, the importers' always
+    real = Path(__file__).resolve().parents[1].parent / "shared" / "real-world"
+    fixtures = Path(__file__).parent / "importers" / "fixtures"
+    names = set()
+    for folder in (real, fixtures):
+        for path in folder.rglob("*.xml"):
+            names |= set(re.findall(r'N="([A-Za-z]+)"', path.read_text(encoding="utf-8", errors="replace")))
+    assert len(names) > 20, "no captures found"
+    for kind in KINDS:
+        for _, known in _open_mappings(kind):
+            lowered = {n.lower() for n in known}
+            taken = [(n, _near_name(n, known)) for n in sorted(names)
+                     if n.lower() not in lowered and _near_name(n, known) is not None]
+            assert not taken, (kind, taken)
 
 
 def test_a_number_where_a_duration_goes_says_how_to_write_a_duration():
