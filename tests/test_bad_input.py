@@ -246,3 +246,25 @@ def test_a_duplicate_key_in_a_list_item_has_the_path_every_finding_writes():
             "    - {name: R, ConnectionTimeout: '00:10:00', ConnectionTimeout: '00:20:00'}\n")
     found = [f for f in load_text(text, "x.yaml").findings if f.rule == "EXL002"]
     assert [f.path for f in found] == ["spec.receiveConnectors[0].ConnectionTimeout"], found
+
+
+ORGANIZATION_HEAD = ("apiVersion: exlint/v1\nkind: Organization\nmetadata:\n  name: contoso\nspec:\n"
+                     "  sites:\n    - {name: London}\n")
+
+
+@pytest.mark.parametrize("tail, words", [
+    ("  transportConfig:\n    SafetyNetHoldTime: !duration 2.00:00:00\n", "unsupported tag '!duration'"),
+    ("  transportConfig:\n    x: " + "[" * 80 + "]" * 80 + "\n", "nesting deeper than"),
+    ("  transportConfig: {x: 1\n", "YAML syntax error"),
+], ids=["tag", "too-deep", "syntax"])
+def test_a_broken_organization_is_its_one_finding_not_also_no_organization(tmp_path, tail, words):
+    # what the broken document says of itself (kind and name, before the error) is kept as
+    # for a syntax error: EXL008 said "add an Organization" beside the EXL001 of the one there
+    (tmp_path / ".exlint.yaml").write_text("")
+    (tmp_path / "org.yaml").write_text(ORGANIZATION_HEAD + tail)
+    (tmp_path / "server.yaml").write_text("apiVersion: exlint/v1\nkind: Server\nmetadata: {name: EX1}\n"
+                                          "spec: {version: '2010', site: London, roles: [Mailbox]}\n")
+    _, report = run_json(tmp_path)
+    rules = [f["rule"] for f in report["findings"]]
+    assert "EXL001" in rules and "EXL008" not in rules, report["findings"]
+    assert words in next(f["message"] for f in report["findings"] if f["rule"] == "EXL001")

@@ -193,6 +193,7 @@ def load_text(text: str, path: str) -> LoadedFile:
                     built = construct(root, chunk.first_line, "*" in chunk.text)
                 except ConstructError as exc:
                     loaded.findings.append(_syntax_finding(path, exc.rule, exc.message, exc.line, exc.column))
+                    _keep_partial(loaded, chunk, path, index, begun)
                     index += 1
                     continue
                 except RecursionError:
@@ -200,6 +201,7 @@ def load_text(text: str, path: str) -> LoadedFile:
                     loaded.findings.append(
                         _syntax_finding(path, "EXL001", f"nesting deeper than {MAX_DEPTH} levels", line, 1)
                     )
+                    _keep_partial(loaded, chunk, path, index, begun)
                     index += 1
                     continue
                 line = root.start_mark.line + 1 + chunk.first_line
@@ -226,6 +228,8 @@ def load_text(text: str, path: str) -> LoadedFile:
         except BoundError as exc:
             line, column = exc.problem_mark.line + 1 + chunk.first_line, exc.problem_mark.column + 1
             loaded.findings.append(_syntax_finding(path, "EXL001", exc.problem, line, column))
+            if _keep_partial(loaded, chunk, path, index, begun):
+                index += 1
         except yaml.MarkedYAMLError as exc:
             # the chunk's first document broke (not what follows a document read whole: a flow
             # mapping and then junk is that document, already read, and a broken tail)
@@ -277,6 +281,19 @@ def load_text(text: str, path: str) -> LoadedFile:
 
 UNPARSED = "(its YAML does not parse)"  # a partial document's spec: every field under it unread
 _PARTIAL_EVENTS = 2000  # how far partial_document looks for a broken document's kind and name
+
+
+def _keep_partial(loaded: LoadedFile, chunk, path: str, index: int, begun: int) -> bool:
+    """After the EXL001 of the chunk's first document (an unsupported tag, nesting too deep):
+    keep what it says of itself (partial_document), as for a syntax error, so that a broken
+    Organization is not also "no Organization" (EXL008) and what it defines is not undefined."""
+    if index != begun or len(loaded.documents) + len(loaded.partial) != index:
+        return False
+    partial = partial_document(chunk.text, path, index, chunk.first_line)
+    if partial is None:
+        return False
+    loaded.partial.append(partial)
+    return True
 
 
 def partial_document(text: str, path: str, index: int, first_line: int) -> Document | None:
