@@ -79,6 +79,12 @@ def test_tour_outputs_are_what_the_readme_shows(checkout):
     broken = run("exlint check --no-cache samples/broken", REPO)
     assert broken.returncode == 1 and broken.stdout.strip().splitlines()[-1] in shown
     assert broken.stdout.splitlines()[0] in shown
+    # every finding the tour shows is one the run prints ("..." stands for what it leaves out)
+    printed = broken.stdout.splitlines()
+    for line in shown.splitlines():
+        if line.startswith("samples/broken/"):
+            shape = re.compile(".*".join(re.escape(part) for part in line.split("...")))
+            assert any(shape.fullmatch(p) for p in printed), line
 
 
 @pytest.mark.spark

@@ -231,31 +231,17 @@ def load_text(text: str, path: str) -> LoadedFile:
             if _keep_partial(loaded, chunk, path, index, begun):
                 index += 1
         except yaml.MarkedYAMLError as exc:
-            # the chunk's first document broke (not what follows a document read whole: a flow
-            # mapping and then junk is that document, already read, and a broken tail)
-            if index == begun and len(loaded.documents) + len(loaded.partial) == index:
-                partial = partial_document(chunk.text, path, index, chunk.first_line)
-                if partial is not None:
-                    loaded.partial.append(partial)
-                    index += 1
+            if _keep_partial(loaded, chunk, path, index, begun):
+                index += 1
             mark = exc.problem_mark or exc.context_mark
             line = (mark.line + 1 + chunk.first_line) if mark else chunk.first_line + 1
             column = (mark.column + 1) if mark else 1
             last_line = chunk.first_line + max(1, chunk.text.count("\n"))
-            if line > last_line:  # "unexpected end": the problem is found past the document
-                opened = exc.context_mark
-                if opened is not None and exc.problem_mark is not None and opened.line < mark.line:
-                    # where the construct never closed begins: the `[`, `{` or quote
-                    line, column = opened.line + 1 + chunk.first_line, opened.column + 1
-                else:
-                    line, column = last_line, 1
+            if line > last_line:  # "unexpected end": point at the end of the document
+                line, column = last_line, 1
             problem = exc.problem or exc.context or "invalid YAML"
             if exc.context and exc.problem:
                 problem = f"{problem} ({exc.context})"
-            unclosed = _UNCLOSED.get(exc.context or "")
-            if unclosed is not None and line <= last_line and mark.line + chunk.first_line + 1 > last_line:
-                problem = (f"a flow {unclosed[0]} ('{unclosed[1]}') opened here is never closed before the "
-                           f"document ends; close it with '{unclosed[2]}', or write one entry per line")
             explained = _explained(exc, chunk.text)
             if explained is not None:
                 problem, at = explained
@@ -284,9 +270,11 @@ _PARTIAL_EVENTS = 2000  # how far partial_document looks for a broken document's
 
 
 def _keep_partial(loaded: LoadedFile, chunk, path: str, index: int, begun: int) -> bool:
-    """After the EXL001 of the chunk's first document (an unsupported tag, nesting too deep):
-    keep what it says of itself (partial_document), as for a syntax error, so that a broken
-    Organization is not also "no Organization" (EXL008) and what it defines is not undefined."""
+    """After the EXL001 of the chunk's first document (a syntax error, an unsupported tag,
+    nesting too deep): keep what it says of itself (partial_document), so that a broken
+    Organization is not also "no Organization" (EXL008) and what it defines is not undefined.
+    Not for what follows a document read whole (a flow mapping and then junk is that
+    document, already read, and a broken tail). Whether one was kept."""
     if index != begun or len(loaded.documents) + len(loaded.partial) != index:
         return False
     partial = partial_document(chunk.text, path, index, chunk.first_line)
@@ -383,6 +371,12 @@ def _explained(exc, text: str):
     if "end of stream" in problem and "quoted scalar" in context and exc.context_mark is not None:
         return ("a quoted value opened here is never closed (the document ends inside it); close the quote",
                 exc.context_mark)
+    unclosed = _UNCLOSED.get(context)
+    ended = exc.problem_mark is not None and exc.problem_mark.line >= max(1, text.count("\n"))
+    if unclosed is not None and ended and exc.context_mark is not None:  # found past the document's end
+        kind, opening, closing = unclosed
+        return (f"a flow {kind} ('{opening}') opened here is never closed before the document ends; "
+                f"close it with '{closing}', or write one entry per line", exc.context_mark)
     return None
 
 
