@@ -372,7 +372,7 @@ def test_a_refused_start_names_what_java_said():
 
 
 def test_an_error_raised_while_ctrl_c_was_handled_is_an_interruption():
-    from linter.engines.spark.command import was_interrupted
+    from linter.engines.spark.threads import was_interrupted
 
     def raised_in_the_handler():
         try:

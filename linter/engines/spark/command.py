@@ -12,6 +12,7 @@ import click
 
 from linter.findings import HIDDEN_UNREAD_NOTE, SEVERITY_RANK
 from linter.textsafe import printable
+from linter.engines.spark.threads import was_interrupted
 from linter.options import ExitError, compare_without_html, fail_on_option, ignore_option, \
     no_inline_suppressions_option, select_option, split_rule_ids
 
@@ -133,24 +134,11 @@ def _fail(exc: BaseException, log, state: dict) -> None:
     raise ExitError(f"{message} (details: {log})")
 
 
-def was_interrupted(exc: BaseException) -> bool:
-    """Whether ``exc`` was raised while a Ctrl-C was being handled: py4j, interrupted in a
-    call to a JVM the same Ctrl-C stopped, raises its own error from its handler of the
-    KeyboardInterrupt ("Gateway must be connected to send cancel cmd", seen once in
-    fifteen interrupted runs); that is still an interruption (130), not a Spark failure."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
-
-
 def _interrupted(state: dict) -> None:
     """Ctrl-C: Spark's jobs were cancelled by PySpark's handler; stop Spark and its
     JVM, leave no process and no partial output behind (the output and the report
-    are written atomically), say so in one line, exit 130."""
+    are written atomically), say so in one line (naming what was committed before the
+    Ctrl-C, if anything), exit 130."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not interrupt the clean-up
@@ -161,7 +149,12 @@ def _interrupted(state: dict) -> None:
         from linter.engines.spark.output import remove_abandoned
 
         remove_abandoned()
-    click.echo("exlint: interrupted: Spark stopped, nothing written", err=True)
+    written = state.get("written")
+    if written:  # each was committed whole before the Ctrl-C: saying "nothing written" would be false
+        click.echo(f"exlint: interrupted: Spark stopped; written in full before the interrupt: {', '.join(written)}; "
+                   "nothing else written", err=True)
+    else:
+        click.echo("exlint: interrupted: Spark stopped, nothing written", err=True)
     sys.exit(130)
 
 
@@ -292,11 +285,13 @@ def _estate(inventory, master, remote, confs, input_format, output_dir, output_f
                 from linter.engines.spark.failures import describe
 
                 raise ExitError(f"{output_dir}: the findings could not be written: {describe(exc)}") from None
+            state.setdefault("written", []).append(output_dir)
         summary = _summary(findings, run, placed=fmt == "summary")
         progress.advance(sum(summary["severity"].values()))
         progress.done()
         if report:
             _write_report(spark, run, rules, report, compare, summary)
+            state.setdefault("written", []).append(report)
         threshold = fail_on or configuration.fail_on or "error"
         if fmt == "summary":
             click.echo(_summary_table(summary))

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from linter.engines.spark.compile import CompileError
 from linter.engines.spark.forms import FIRED, place
 from linter.engines.spark.inventory import Inventory, InputFile, read_inventory
-from linter.engines.spark.model import Model, keep
+from linter.engines.spark.model import Model, keep, persisted_count, release_persisted
 from linter.engines.spark.records import FINDING, local_frame, spark_schema
 from linter.engines.spark.session import LARGER_ONE_PARTITION_CONF, MANY_PARTITIONS_CONF, ONE_PARTITION_CONF, \
     ONE_PARTITION_MAX_RECORDS, INTERPRETED_CHECKED_ROWS, SMALL_CONF, SMALL_RECORDS, RuntimeConf, is_connect, \
     parallelism
 from linter.engines.spark import sql_warmup
 from linter.engines.spark.sqltext import q, string
+from linter.engines.spark import threads
 from linter.engines.spark.threads import in_threads
 from linter.findings import RULE_FAILED, UNREAD_HIDDEN, rule_failed_message
 from linter.forms import FORMS
@@ -39,6 +40,7 @@ class EstateRun:
     model: Model | None = None
     failures: list = field(default_factory=list)  # (rule, reason): checks Spark could not compile
     rdds_before: set | None = None  # cached RDDs that existed before the run (kept on close)
+    persisted_before: int = 0  # model.persisted_count() when the run began
 
     def stats(self, est: int | None = None) -> dict:
         keys = ("files", "documents", "records_in", "linted", "skipped")
@@ -63,6 +65,7 @@ class EstateRun:
         """Restore the session's settings and drop what the run kept (also what a run
         that failed part way kept)."""
         self.tuning.restore()
+        release_persisted(self.persisted_before)  # before their views, the latest first
         try:
             self.findings.unpersist()
         except Exception:
@@ -199,11 +202,19 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
     # what the run has set and kept so far, dropped if it fails (its settings would
     # otherwise outlive it in the session: a one-partition layout's made later runs
     # of the same session broadcast every table)
-    done = EstateRun(RuntimeConf(spark, user_conf), rdds_before=before)
+    done = EstateRun(RuntimeConf(spark, user_conf), rdds_before=before, persisted_before=persisted_count())
+    threads.begin()
     try:
         return _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inline_suppressions, stages,
                     enabled, done)
-    except BaseException:
+    except BaseException as exc:
+        if threads.was_interrupted(exc):  # its threads start nothing more, and nothing is waited for
+            threads.stop(spark)
+            try:
+                done.close()
+            except Exception:  # noqa: BLE001 - the Ctrl-C may have ended the JVM too
+                pass
+            raise
         if done.model is not None:
             try:  # its tables still being computed, before they are dropped
                 done.model.settle()
@@ -316,10 +327,12 @@ def _evaluate(spark, model, inventory, loader, rules, config, select, ignore, ch
             if waits[i]:
                 model.keep_named()
             # the rules' fired rows, kept: placing them reads them twice (forms.place)
+            threads.check()
             kept = keep(spark.sql(" UNION ALL ".join(halves[i])).coalesce(1), checkpoint, True)
             if not place_halves:
                 return kept
             kept.createOrReplaceTempView(views[i])
+            threads.check()
             return keep(spark.sql(placing[i]).coalesce(1), checkpoint, True)
 
         unions = in_threads(fire, list(range(len(halves))), spark)

@@ -18,7 +18,7 @@ from linter.engines.spark import records as rows
 from linter.engines.spark.compile import INT, NULL, Bound, CompileError, Frame, Rec, Scope, Val, explode_items, strict_true
 from linter.engines.spark.session import is_connect
 from linter.engines.spark.sqltext import STR, q, typed_null
-from linter.engines.spark.threads import Background
+from linter.engines.spark.threads import Background, check
 from linter.engines.spark.xxhash import spark_string_hash
 from linter.estate import default_organization
 from linter.model.tables import derived_plan, load_tables
@@ -75,6 +75,31 @@ def _site_numbers_schema():
                          T.StructField("number", T.IntegerType())])
 
 
+# the frames keep() persisted, in the order it did (release_persisted); runs of one process
+# are one at a time, and appending is atomic across the run's threads
+_persisted: list = []
+
+
+def persisted_count() -> int:
+    return len(_persisted)
+
+
+def release_persisted(since: int = 0) -> None:
+    """Unpersist the frames keep() persisted since ``since``, the latest first. Their
+    views read them through a plan of their own (_short_plan), so dropping a view leaves
+    its frame cached. The latest first: uncaching a table while a later one built on it
+    is still cached and not yet computed makes Spark re-plan the later one
+    (CacheManager.uncacheByCondition, non-cascading); after a Ctrl-C on a cluster,
+    dropping the run's views re-planned the unfinished rule unions at each drop, 40 s
+    (docs/spark.md, session 64)."""
+    while len(_persisted) > since:
+        frame = _persisted.pop()
+        try:
+            frame.unpersist()
+        except Exception:  # noqa: BLE001 - the JVM may already be gone (Ctrl-C)
+            pass
+
+
 def keep(frame, checkpoint: bool, single: bool = False):
     """Compute ``frame`` now and keep it (see Model.keep); ``single``: in one
     partition that Spark knows is one (a local checkpoint keeps the plan's
@@ -92,6 +117,7 @@ def keep(frame, checkpoint: bool, single: bool = False):
         frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
     except Exception:
         return frame
+    _persisted.append(frame)
     frame.count()
     return _short_plan(frame)
 
@@ -114,6 +140,7 @@ def keep_later(frame, spark, single: bool = True, after: tuple = ()):
         # (independent 10,000 servers). Waiting here, in the driver, leaves the slot free.
         for earlier in after:
             earlier.result()
+        check()
         # counting its rows computes and stores the checkpoint's partition, and the job marks
         # it checkpointed; a Dataset action, so its tasks see the session's SQL settings
         return frame._jdf.count()
@@ -658,7 +685,7 @@ class Model:
         return self._reach[key]
 
     def unpersist(self) -> None:
-        for name in self.registered:
+        for name in reversed(self.registered):  # the latest first, as release_persisted
             try:
                 self.spark.catalog.dropTempView(name)
             except Exception:
