@@ -208,19 +208,19 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
         return _run(spark, inputs, rules, config, select, ignore, checkpoint, progress, inline_suppressions, stages,
                     enabled, done)
     except BaseException as exc:
-        if threads.was_interrupted(exc):  # its threads start nothing more, and nothing is waited for
+        interrupted = threads.was_interrupted(exc)
+        if interrupted:  # its threads start nothing more, and nothing is waited for
             threads.stop(spark)
-            try:
-                done.close()
-            except Exception:  # noqa: BLE001 - the Ctrl-C may have ended the JVM too
-                pass
-            raise
-        if done.model is not None:
+        elif done.model is not None:
             try:  # its tables still being computed, before they are dropped
                 done.model.settle()
             except Exception:  # noqa: BLE001 - the run's own failure is raised
                 pass
-        done.close()
+        try:
+            done.close()
+        except Exception:  # noqa: BLE001 - the Ctrl-C may have ended the JVM too
+            if not interrupted:
+                raise
         raise
 
 
