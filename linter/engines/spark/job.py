@@ -218,7 +218,7 @@ def run(spark, inputs: list[InputFile], rules: dict[str, Rule], config, select=(
                 pass
         try:
             done.close()
-        except Exception:  # noqa: BLE001 - the Ctrl-C may have ended the JVM too
+        except Exception:  # noqa: BLE001 - after a Ctrl-C only: it may have ended the JVM too
             if not interrupted:
                 raise
         raise
